@@ -1,0 +1,30 @@
+import { Command } from '@oclif/core';
+import { ExitCode } from './exit-codes.js';
+import { UserError } from './errors.js';
+
+/**
+ * Common behaviour of every command: `--json` (oclif prints what run() returns),
+ * user errors mapped to documented exit codes, and plain-text messages without
+ * stack traces for anything the user can act on.
+ */
+export abstract class BaseCommand extends Command {
+  static override enableJsonFlag = true;
+
+  protected override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
+    if (err instanceof UserError) {
+      if (this.jsonEnabled()) {
+        this.logJson({ error: { message: err.message, exitCode: err.exitCode, details: err.details ?? null } });
+      } else {
+        process.stderr.write(`rocm-ebuild: ${err.message}\n`);
+      }
+      this.exit(err.exitCode);
+    }
+    // oclif's own parse errors (unknown flag, missing argument) are usage errors.
+    if (err.oclif?.exit === 2 || err.name === 'CLIError' || /Unexpected argument|Missing required|Nonexistent flag/.test(err.message)) {
+      if (err.oclif?.exit !== undefined && err.oclif.exit !== 2) return super.catch(err);
+      process.stderr.write(`rocm-ebuild: ${err.message}\n`);
+      this.exit(ExitCode.invalidInput);
+    }
+    return super.catch(err);
+  }
+}
