@@ -1,0 +1,223 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Ajv, type ErrorObject, type AnySchemaObject } from 'ajv';
+import { schemasDir } from '../paths.js';
+import type { ManifestIssue } from './issues.js';
+import { jsonPath, locate, pointerSegments, type YamlSource } from './yaml-source.js';
+
+type AjvInstance = InstanceType<typeof Ajv>;
+
+const SCHEMA_BASE = 'https://rocm-ebuild.invalid/schemas/';
+
+/** Keys of a component that may be partially given inside `overrides[].set`. */
+const MERGEABLE_DEFINITIONS = ['cmake', 'targets', 'llvm', 'python', 'tests', 'phases', 'phaseCode', 'useFlagSpec'];
+
+let shared: SchemaValidator | undefined;
+
+/**
+ * Validates parsed YAML against the JSON schemas in schemas/ and turns ajv's
+ * errors into issues with file:line:column, a JSON path and a hint taken from
+ * the schema's own `x-hint` annotations.
+ */
+export class SchemaValidator {
+  private readonly ajv: AjvInstance;
+
+  constructor(dir = schemasDir) {
+    this.ajv = new Ajv({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true });
+    this.ajv.addKeyword({ keyword: 'x-hint', schemaType: 'string' });
+    for (const name of readdirSync(dir).filter((f) => f.endsWith('.schema.json')).sort()) {
+      const schema = JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as AnySchemaObject;
+      this.ajv.addSchema(schema);
+      if (name === 'component.schema.json') this.ajv.addSchema(partialComponentSchema(schema));
+    }
+  }
+
+  static shared(): SchemaValidator {
+    shared ??= new SchemaValidator();
+    return shared;
+  }
+
+  /** Validate `value` (by default the whole file) found at `segments` in `source`. */
+  validate(
+    schema: string,
+    source: YamlSource,
+    value: unknown = source.value,
+    segments: readonly (string | number)[] = [],
+    context = '',
+  ): ManifestIssue[] {
+    const validate = this.ajv.getSchema(SCHEMA_BASE + schema);
+    if (!validate) throw new Error(`schema ${schema} is not loaded`);
+    if (validate(value)) return [];
+    return this.toIssues(validate.errors ?? [], source, segments, context);
+  }
+
+  private toIssues(
+    errors: ErrorObject[],
+    source: YamlSource,
+    base: readonly (string | number)[],
+    context: string,
+  ): ManifestIssue[] {
+    // A failed oneOf also reports every branch's own failure; those are noise
+    // next to the oneOf's summary, so drop errors below a oneOf's path.
+    const oneOfPaths = errors.filter((e) => e.keyword === 'oneOf').map((e) => e.instancePath);
+    const kept = errors.filter(
+      (e) =>
+        e.keyword === 'oneOf' ||
+        !oneOfPaths.some((p) => e.instancePath === p || e.instancePath.startsWith(`${p}/`)),
+    );
+    // `if`/`not` produce a second, vaguer error for the same place.
+    const meaningful = kept.filter((e) => e.keyword !== 'if' && e.keyword !== 'not');
+    const issues: ManifestIssue[] = [];
+    const seen = new Set<string>();
+    for (const e of meaningful.length > 0 ? meaningful : kept) {
+      const segments = [...base, ...pointerSegments(e.instancePath)];
+      const issue = this.describe(e, source, segments, context);
+      const key = `${issue.path}\u0000${issue.message}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      issues.push(issue);
+    }
+    return issues;
+  }
+
+  private describe(
+    e: ErrorObject,
+    source: YamlSource,
+    segments: (string | number)[],
+    context: string,
+  ): ManifestIssue {
+    const parent = e.parentSchema as AnySchemaObject | undefined;
+    let message: string;
+    let hint = this.hintOf(parent);
+    let key: string | undefined;
+    let where = segments;
+    switch (e.keyword) {
+      case 'required': {
+        const missing = (e.params as { missingProperty: string }).missingProperty;
+        message = `missing required key \`${missing}\``;
+        const prop = (parent?.properties as Record<string, AnySchemaObject> | undefined)?.[missing];
+        hint = this.hintOf(prop) ?? `add \`${missing}:\``;
+        break;
+      }
+      case 'additionalProperties': {
+        key = (e.params as { additionalProperty: string }).additionalProperty;
+        message = `unknown key \`${key}\``;
+        const allowed = Object.keys((parent?.properties as object | undefined) ?? {});
+        const close = closest(key, allowed);
+        hint = close
+          ? `did you mean \`${close}\`?`
+          : allowed.length > 0
+            ? `allowed keys here: ${allowed.join(', ')}`
+            : hint;
+        where = [...segments, key];
+        break;
+      }
+      case 'enum': {
+        const allowed = (e.params as { allowedValues: unknown[] }).allowedValues.map(String);
+        message = `${show(e.data)} is not one of ${allowed.join(', ')}`;
+        const close = typeof e.data === 'string' ? closest(e.data, allowed) : undefined;
+        hint = close ? `did you mean \`${close}\`?` : (hint ?? `use one of: ${allowed.join(', ')}`);
+        break;
+      }
+      case 'pattern':
+        message = `${show(e.data)} is not of the expected form`;
+        hint ??= `must match ${(e.params as { pattern: string }).pattern}`;
+        break;
+      case 'type': {
+        const want = (e.params as { type: string | string[] }).type;
+        message = `expected ${Array.isArray(want) ? want.join(' or ') : want}, got ${typeName(e.data)} ${show(e.data)}`;
+        if (typeof e.data === 'number' && String(want).includes('string')) {
+          hint = `quote the value so YAML keeps it a string: "${String(e.data)}"`;
+        }
+        break;
+      }
+      case 'propertyNames': {
+        const name = (e.params as { propertyName: string }).propertyName;
+        message = `key \`${name}\` is not allowed here`;
+        where = [...segments, name];
+        key = name;
+        break;
+      }
+      case 'oneOf':
+        message = `${show(e.data)} matches none of the accepted forms`;
+        break;
+      default:
+        message = `${e.message ?? 'invalid value'}`;
+    }
+    if (context) message = `${message} (${context})`;
+    const pos = locate(source, key !== undefined ? segments : where, key);
+    return { file: source.file, line: pos.line, column: pos.column, path: jsonPath(where), message, ...(hint ? { hint } : {}) };
+  }
+
+  private hintOf(schema: AnySchemaObject | undefined): string | undefined {
+    let s = schema;
+    for (let i = 0; s && i < 5; i++) {
+      if (typeof s['x-hint'] === 'string') return s['x-hint'];
+      if (typeof s.$ref !== 'string') return undefined;
+      const ref = s.$ref.startsWith('#') ? undefined : new URL(s.$ref, SCHEMA_BASE).href;
+      s = ref ? (this.ajv.getSchema(ref)?.schema as AnySchemaObject | undefined) : undefined;
+    }
+    return undefined;
+  }
+}
+
+/**
+ * `overrides[].set` holds a partial component whose objects merge into the
+ * base: the same schema, minus `required` on the component and on the
+ * sections that merge (lists replace whole, so their items stay strict).
+ */
+function partialComponentSchema(full: AnySchemaObject): AnySchemaObject {
+  const copy = structuredClone(full) as AnySchemaObject & { definitions: Record<string, AnySchemaObject> };
+  copy.$id = `${SCHEMA_BASE}component-partial.schema.json`;
+  delete copy.required;
+  for (const name of MERGEABLE_DEFINITIONS) {
+    const def = copy.definitions[name];
+    if (def) {
+      delete def.required;
+      delete def.minProperties;
+    }
+  }
+  // A partial may not nest further overrides.
+  delete (copy.properties as Record<string, unknown>).overrides;
+  return copy;
+}
+
+function show(v: unknown): string {
+  const s = typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? String(v);
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}
+
+function typeName(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'list';
+  if (typeof v === 'object') return 'mapping';
+  return typeof v;
+}
+
+/** The allowed word nearest to `word`, if it is plausibly a typo of it. */
+export function closest(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const c of candidates) {
+    const d = levenshtein(word.toLowerCase(), c.toLowerCase());
+    if (d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return best !== undefined && bestDistance <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
+}
+
+function levenshtein(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length]!;
+}

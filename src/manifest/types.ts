@@ -1,0 +1,171 @@
+/**
+ * The manifest as written in YAML, after schema validation. These types mirror
+ * schemas/*.schema.json; the schema is the authority on what is accepted.
+ */
+import type { VersionRange } from '../model/version.js';
+
+export type DepClass = 'RDEPEND' | 'DEPEND' | 'BDEPEND' | 'PDEPEND' | 'IDEPEND';
+export type BashScalar = string | number | boolean;
+
+export interface SourceSpec {
+  github?: string;
+  tag?: string;
+  url?: string;
+  distfile?: string;
+  dir?: string;
+  subdir?: string;
+  when?: string;
+}
+
+export interface UseToggle {
+  use: string;
+  on?: string;
+  off?: string;
+}
+
+export type DefineValue = BashScalar | UseToggle;
+
+export interface CmakeSpec {
+  build_type?: 'Release' | 'RelWithDebInfo' | 'Debug';
+  defines?: Record<string, DefineValue>;
+  flags?: string[];
+  when?: { use: string; defines: Record<string, DefineValue> }[];
+  target_defines?: {
+    name: string;
+    value: string;
+    reason?: string;
+    if_any_target: { matching?: string[]; except?: string[] };
+  }[];
+}
+
+export type TargetMode = 'full' | 'subset' | 'skip-globals' | 'none';
+
+export interface TargetsSpec {
+  mode: TargetMode;
+  supported?: string[];
+  cmake_vars?: string[];
+  join?: ';' | ',' | ' ';
+  required_use_when?: string;
+}
+
+export interface LlvmSpec {
+  deps: { atom: string; classes: DepClass[]; slot_op?: boolean }[];
+}
+
+export interface PythonDepSpec {
+  atom: string;
+  classes: DepClass[];
+  version?: string;
+  when?: string;
+}
+
+export interface PythonSpec {
+  eclass: 'distutils-r1' | 'python-single-r1' | 'python-r1' | 'python-any-r1';
+  when?: string;
+  deps?: PythonDepSpec[];
+  pep517?: 'setuptools' | 'scikit-build-core' | 'hatchling' | 'flit';
+}
+
+export interface DepSpec {
+  atom: string;
+  classes: DepClass[];
+  version?: string;
+  slot?: string;
+  gpu?: boolean;
+  use?: string[];
+  when?: string;
+  blocker?: 'weak' | 'strong';
+}
+
+export interface TestsSpec {
+  gpu: boolean;
+  restrict?: boolean;
+  run?: 'ctest' | 'command' | 'pytest' | 'default';
+  jobs?: number;
+  command?: { dir?: BashScalar; argv: BashScalar[]; env?: Record<string, BashScalar> };
+  env?: Record<string, BashScalar>;
+  skip?: string[];
+}
+
+export type PrepareOp = { reason?: string } & (
+  | { replace: { files: string[]; from: string; to: string } }
+  | { delete_lines: { files: string[]; matching: string } }
+  | { remove: string[] }
+);
+
+export interface PhaseCode {
+  before?: string;
+  after?: string;
+  replace?: string;
+}
+
+export const PHASES = [
+  'pkg_pretend',
+  'pkg_setup',
+  'src_prepare',
+  'src_configure',
+  'src_compile',
+  'src_test',
+  'src_install',
+  'pkg_postinst',
+] as const;
+export type PhaseName = (typeof PHASES)[number];
+
+export interface ComponentSpec {
+  name: string;
+  projects?: string[];
+  atom: string;
+  description: string;
+  homepage: string;
+  license: string;
+  releases?: VersionRange;
+  keywords?: string;
+  sources: SourceSpec[];
+  s?: string;
+  build: 'cmake' | 'python' | 'none';
+  cmake?: CmakeSpec;
+  compiler?: 'host' | 'hipcc' | 'clang' | 'hip-lang';
+  targets?: TargetsSpec;
+  llvm?: LlvmSpec;
+  python?: PythonSpec;
+  use?: Record<string, { description: string; default?: boolean }>;
+  required_use?: string[];
+  deps?: DepSpec[];
+  tests?: TestsSpec;
+  prepare?: PrepareOp[];
+  patches?: string[];
+  inherit?: string[];
+  globals?: Record<string, BashScalar>;
+  restrict?: string[];
+  phases?: Partial<Record<PhaseName, PhaseCode>>;
+  notes?: string;
+  overrides?: { versions: VersionRange; set: Partial<ComponentSpec>; reason?: string }[];
+}
+
+export interface ReleaseSpec {
+  llvm_slot: number;
+  python_compat: string;
+  verified?: boolean;
+}
+
+export interface MaintainerSpec {
+  type: 'person' | 'project';
+  email: string;
+  name?: string;
+}
+
+export interface StackSpec {
+  name: string;
+  repo_name: string;
+  defaults?: { tag?: string; keywords?: string; maintainers?: MaintainerSpec[] };
+  releases: Record<string, ReleaseSpec>;
+  targets: string;
+  external: string;
+  components: string[];
+  projects?: Record<string, string[]>;
+  excluded?: { project: string; reason: string; releases?: VersionRange }[];
+}
+
+export interface ExternalSpec {
+  packages: Record<string, { subslot: boolean; slots?: string[]; eclass?: boolean; note?: string }>;
+}

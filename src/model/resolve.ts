@@ -1,0 +1,180 @@
+import type { LoadedComponent, Manifest } from '../manifest/load.js';
+import type { ManifestIssue } from '../manifest/issues.js';
+import type { ComponentSpec, SourceSpec, TargetsSpec } from '../manifest/types.js';
+import { jsonPath, locate } from '../manifest/yaml-source.js';
+import { mergeWithProvenance, type Provenance } from './merge.js';
+import { inRange } from './version.js';
+
+/** The GPU targets a release offers: default-on and optional. */
+export interface TargetPolicy {
+  default: string[];
+  optional: string[];
+}
+
+export interface ReleaseModel {
+  version: string;
+  llvmSlot: number;
+  pythonCompat: string;
+  verified: boolean;
+  policy: TargetPolicy;
+}
+
+export interface Distfile {
+  /** The file name in DISTDIR. */
+  name: string;
+  /** Where upstream serves it, with the version filled in. */
+  urls: string[];
+  /** The SRC_URI entry as the ebuild writes it, e.g. "https://…/rocm-${PV}.tar.gz -> ${P}.tar.gz". */
+  uri: string;
+  /** USE condition under which it is needed. */
+  when?: string;
+}
+
+/** A component as it stands in one release: overrides applied, defaults filled. */
+export interface ResolvedComponent {
+  name: string;
+  atom: string;
+  category: string;
+  pn: string;
+  version: string;
+  spec: ComponentSpec & { targets: TargetsSpec; compiler: NonNullable<ComponentSpec['compiler']>; keywords: string };
+  distfiles: Distfile[];
+  /** S, in ebuild form (with ${WORKDIR} and ${PV}). */
+  sourceDir: string;
+  /** The targets this package offers as amdgpu_targets_* flags in this release. */
+  targets: string[];
+  loaded: LoadedComponent;
+  provenance: Provenance;
+}
+
+export interface StackModel {
+  manifest: Manifest;
+  release: ReleaseModel;
+  /** Components available in this release, in manifest (file name) order. */
+  components: ResolvedComponent[];
+  byAtom: Map<string, ResolvedComponent>;
+}
+
+export function knownReleases(manifest: Manifest): string[] {
+  return Object.keys(manifest.stack.releases);
+}
+
+export function releaseModel(manifest: Manifest, version: string, policy: TargetPolicy): ReleaseModel | undefined {
+  const r = manifest.stack.releases[version];
+  if (!r) return undefined;
+  return { version, llvmSlot: r.llvm_slot, pythonCompat: r.python_compat, verified: r.verified ?? false, policy };
+}
+
+/** Substitute ${PV}, ${PN} and ${P} as Portage would. */
+export function expand(template: string, pn: string, version: string): string {
+  return template.replace(/\$\{(PV|PN|P)\}/g, (_, v: string) => (v === 'PV' ? version : v === 'PN' ? pn : `${pn}-${version}`));
+}
+
+/** GitHub strips a leading "v" from version-like tags when naming the archive's directory. */
+function archiveDir(repo: string, tag: string): string {
+  const name = repo.split('/')[1]!;
+  return `${name}-${/^v[0-9]/.test(tag) ? tag.slice(1) : tag}`;
+}
+
+function githubUri(src: SourceSpec & { github: string }, tag: string, index: number): { uri: string; distfile: string } {
+  const repoName = src.github.split('/')[1]!;
+  const distfile = src.distfile ?? (index === 0 ? '${P}.tar.gz' : `${repoName}-\${PV}.tar.gz`);
+  return { uri: `https://github.com/${src.github}/archive/${tag}.tar.gz -> ${distfile}`, distfile };
+}
+
+export function resolveComponent(
+  manifest: Manifest,
+  loaded: LoadedComponent,
+  release: ReleaseModel,
+): ResolvedComponent | undefined {
+  const base = loaded.spec;
+  if (!inRange(release.version, base.releases)) return undefined;
+  const patches = (base.overrides ?? [])
+    .map((o, i) => ({ o, i }))
+    .filter(({ o }) => inRange(release.version, o.versions))
+    .map(({ o, i }) => ({ value: o.set as unknown, at: ['overrides', i, 'set'] as (string | number)[] }));
+  const { overrides: _ignored, ...withoutOverrides } = base;
+  const merged = mergeWithProvenance(withoutOverrides, patches);
+  const spec = merged.value as ComponentSpec;
+  if (!inRange(release.version, spec.releases)) return undefined;
+
+  const [category, pn] = spec.atom.split('/') as [string, string];
+  const version = release.version;
+  const defaultTag = manifest.stack.defaults?.tag ?? 'rocm-${PV}';
+  const distfiles: Distfile[] = [];
+  let sourceDir = '';
+  spec.sources.forEach((src, i) => {
+    let uri: string;
+    let distfile: string;
+    let dir: string;
+    let url: string;
+    if (src.github) {
+      const tag = src.tag ?? defaultTag;
+      ({ uri, distfile } = githubUri(src as SourceSpec & { github: string }, tag, i));
+      dir = src.dir ?? archiveDir(src.github, tag);
+      url = `https://github.com/${src.github}/archive/${expand(tag, pn, version)}.tar.gz`;
+    } else {
+      distfile = src.distfile!;
+      const basename = src.url!.split('/').pop()!;
+      uri = basename === distfile ? src.url! : `${src.url!} -> ${distfile}`;
+      dir = src.dir!;
+      url = expand(src.url!, pn, version);
+    }
+    const name = expand(distfile, pn, version);
+    const existing = distfiles.find((d) => d.name === name);
+    if (!existing) distfiles.push({ name, urls: [url], uri, ...(src.when ? { when: src.when } : {}) });
+    if (i === 0) sourceDir = `\${WORKDIR}/${dir}${src.subdir ? `/${src.subdir}` : ''}`;
+  });
+  if (spec.s) sourceDir = `\${WORKDIR}/${spec.s}`;
+
+  const targetsSpec: TargetsSpec = spec.targets ?? { mode: 'none' };
+  const all = [...release.policy.default, ...release.policy.optional];
+  let targets: string[] = [];
+  if (targetsSpec.mode === 'full') targets = all;
+  if (targetsSpec.mode === 'subset') targets = all.filter((t) => targetsSpec.supported?.includes(t));
+
+  return {
+    name: spec.name,
+    atom: spec.atom,
+    category,
+    pn,
+    version,
+    spec: {
+      ...spec,
+      targets: targetsSpec,
+      compiler: spec.compiler ?? 'host',
+      keywords: spec.keywords ?? manifest.stack.defaults?.keywords ?? '~amd64',
+    },
+    distfiles,
+    sourceDir,
+    targets,
+    loaded,
+    provenance: merged.provenance,
+  };
+}
+
+export function resolveStack(manifest: Manifest, release: ReleaseModel): StackModel {
+  const components = manifest.components
+    .map((c) => resolveComponent(manifest, c, release))
+    .filter((c): c is ResolvedComponent => c !== undefined);
+  return { manifest, release, components, byAtom: new Map(components.map((c) => [c.atom, c])) };
+}
+
+/** An issue about a resolved component, placed where the user wrote the value. */
+export function issueAt(
+  c: ResolvedComponent,
+  path: (string | number)[],
+  message: string,
+  hint?: string,
+): ManifestIssue {
+  const sourcePath = c.provenance.sourcePath(path);
+  const pos = locate(c.loaded.source, sourcePath);
+  return {
+    file: c.loaded.source.file,
+    line: pos.line,
+    column: pos.column,
+    path: jsonPath(sourcePath),
+    message,
+    ...(hint ? { hint } : {}),
+  };
+}

@@ -1,0 +1,47 @@
+import type { Manifest } from '../manifest/load.js';
+import type { ManifestIssue } from '../manifest/issues.js';
+import { locate } from '../manifest/yaml-source.js';
+import { loadTargetTable, TargetTableError, type TargetTable } from '../eclass/table.js';
+import { policyFor, PolicyError } from '../eclass/policy.js';
+import type { TargetPolicy } from './resolve.js';
+
+export interface Policies {
+  table: TargetTable;
+  byRelease: Map<string, TargetPolicy>;
+}
+
+/**
+ * The GPU target policy of every release in the stack, exactly as rocm.eclass
+ * will select it, so generated conditions (DL_KERNELS, subsets) agree with the
+ * IUSE the eclass produces.
+ */
+export async function loadPolicies(manifest: Manifest): Promise<Policies | { issues: ManifestIssue[] }> {
+  let table: TargetTable;
+  try {
+    table = await loadTargetTable(manifest.targetsFile);
+  } catch (err) {
+    if (err instanceof TargetTableError) return { issues: err.issues };
+    throw err;
+  }
+  const byRelease = new Map<string, TargetPolicy>();
+  const issues: ManifestIssue[] = [];
+  for (const version of Object.keys(manifest.stack.releases)) {
+    try {
+      const match = policyFor(table, version);
+      if (match.approximate) {
+        issues.push(releaseIssue(manifest, version, `release ${version} is outside the target policy table`, match.notice));
+        continue;
+      }
+      byRelease.set(version, { default: match.policy.defaultOn, optional: match.policy.optional });
+    } catch (err) {
+      if (!(err instanceof PolicyError)) throw err;
+      issues.push(releaseIssue(manifest, version, err.message, 'add the release series to the target table and run `rocm-ebuild eclass`'));
+    }
+  }
+  return issues.length > 0 ? { issues } : { table, byRelease };
+}
+
+function releaseIssue(manifest: Manifest, version: string, message: string, hint?: string): ManifestIssue {
+  const pos = locate(manifest.stackSource, ['releases'], version);
+  return { file: manifest.file, ...pos, path: `$.releases["${version}"]`, message, ...(hint ? { hint } : {}) };
+}

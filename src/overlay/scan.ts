@@ -1,0 +1,92 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { compareVersions, isVersion } from '../model/version.js';
+
+/** What an overlay holds for one package. */
+export interface PackageState {
+  atom: string;
+  /** Ebuild versions (with -rN), oldest first. */
+  versions: string[];
+  hasMetadata: boolean;
+  /** The Manifest text, if any. */
+  manifest?: string;
+  /** Files under files/ (patches). */
+  files: string[];
+}
+
+export interface OverlayState {
+  dir: string;
+  exists: boolean;
+  repoName?: string;
+  /** metadata/layout.conf as key → value. */
+  layout?: Map<string, string>;
+  eclass?: string;
+  targetsDesc?: string;
+  packages: Map<string, PackageState>;
+}
+
+async function readOptional(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+export function parseLayoutConf(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/#.*/, '').trim();
+    const m = /^([A-Za-z0-9_-]+)\s*=\s*(.*)$/.exec(line);
+    if (m) out.set(m[1]!, m[2]!.trim());
+  }
+  return out;
+}
+
+/** Read what the overlay holds for the given packages (others are not looked at). */
+export async function scanOverlay(dir: string, atoms: readonly string[]): Promise<OverlayState> {
+  let exists = true;
+  try {
+    exists = (await stat(dir)).isDirectory();
+  } catch {
+    exists = false;
+  }
+  const state: OverlayState = { dir, exists, packages: new Map() };
+  if (!exists) return state;
+  state.repoName = (await readOptional(path.join(dir, 'profiles', 'repo_name')))?.trim();
+  const layout = await readOptional(path.join(dir, 'metadata', 'layout.conf'));
+  if (layout !== undefined) state.layout = parseLayoutConf(layout);
+  state.eclass = await readOptional(path.join(dir, 'eclass', 'rocm.eclass'));
+  state.targetsDesc = await readOptional(path.join(dir, 'profiles', 'desc', 'amdgpu_targets.desc'));
+  for (const atom of atoms) {
+    const pkgDir = path.join(dir, atom);
+    const pn = atom.split('/')[1]!;
+    let entries: string[];
+    try {
+      entries = await readdir(pkgDir);
+    } catch {
+      continue;
+    }
+    const versions = entries
+      .filter((f) => f.startsWith(`${pn}-`) && f.endsWith('.ebuild'))
+      .map((f) => f.slice(pn.length + 1, -'.ebuild'.length))
+      .filter(isVersion)
+      .sort(compareVersions);
+    let files: string[] = [];
+    try {
+      files = (await readdir(path.join(pkgDir, 'files'))).sort();
+    } catch {
+      files = [];
+    }
+    const manifest = await readOptional(path.join(pkgDir, 'Manifest'));
+    state.packages.set(atom, {
+      atom,
+      versions,
+      hasMetadata: entries.includes('metadata.xml'),
+      ...(manifest !== undefined ? { manifest } : {}),
+      files,
+    });
+  }
+  return state;
+}

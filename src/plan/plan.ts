@@ -1,0 +1,79 @@
+import type { ResolvedComponent, StackModel } from '../model/resolve.js';
+import { compareVersions, withoutRevision } from '../model/version.js';
+import type { OverlayState } from '../overlay/scan.js';
+import { buildGraph } from './graph.js';
+
+export type Action = 'add' | 'keep' | 'drop';
+
+export interface PlanEntry {
+  atom: string;
+  version: string;
+  action: Action;
+  /** add: the package directory does not exist yet. */
+  newPackage: boolean;
+  /** drop: the ebuild versions removed (with -rN). */
+  versions?: string[];
+  distfiles: { name: string; urls: string[]; when?: string }[];
+  component: ResolvedComponent;
+}
+
+export interface ScaffoldStep {
+  what: 'repository' | 'targets-desc' | 'eclass';
+  action: 'add' | 'keep';
+}
+
+export interface Plan {
+  version: string;
+  /** Build order of the release's packages. */
+  order: string[];
+  scaffold: ScaffoldStep[];
+  /** Adds and keeps in build order, then drops in reverse build order. */
+  entries: PlanEntry[];
+}
+
+export interface PlanOptions {
+  dropOld: boolean;
+}
+
+/**
+ * Decide per package what a bump does. A package holding the release (any
+ * revision of it) is kept untouched: the tool never overwrites an ebuild a
+ * maintainer may have edited. Drops come last and consumers first, so every
+ * intermediate commit still resolves.
+ */
+export function makePlan(model: StackModel, overlay: OverlayState, options: PlanOptions): Plan {
+  const version = model.release.version;
+  const graph = buildGraph(model);
+  const entries: PlanEntry[] = [];
+  const drops: PlanEntry[] = [];
+  for (const atom of graph.order) {
+    const c = model.byAtom.get(atom)!;
+    const state = overlay.packages.get(atom);
+    const present = state?.versions.some((v) => withoutRevision(v) === version) ?? false;
+    entries.push({
+      atom,
+      version,
+      action: present ? 'keep' : 'add',
+      newPackage: !state || state.versions.length === 0,
+      distfiles: c.distfiles.map((d) => ({ name: d.name, urls: d.urls, ...(d.when ? { when: d.when } : {}) })),
+      component: c,
+    });
+    if (options.dropOld && state) {
+      const old = state.versions.filter((v) => v !== '9999' && compareVersions(withoutRevision(v), version) < 0);
+      if (old.length > 0) {
+        drops.push({ atom, version: old.map(withoutRevision).join(', '), action: 'drop', newPackage: false, versions: old, distfiles: [], component: c });
+      }
+    }
+  }
+  const scaffold: ScaffoldStep[] = [
+    { what: 'repository', action: overlay.repoName && overlay.layout ? 'keep' : 'add' },
+    { what: 'targets-desc', action: overlay.targetsDesc !== undefined ? 'keep' : 'add' },
+    { what: 'eclass', action: overlay.eclass !== undefined ? 'keep' : 'add' },
+  ];
+  return { version, order: graph.order, scaffold, entries: [...entries, ...drops.reverse()] };
+}
+
+/** Whether the plan changes anything at all. */
+export function isNoop(plan: Plan): boolean {
+  return plan.scaffold.every((s) => s.action === 'keep') && plan.entries.every((e) => e.action === 'keep');
+}

@@ -1,0 +1,360 @@
+import type { DefineValue, PhaseCode, PhaseName } from '../manifest/types.js';
+import { PHASES } from '../manifest/types.js';
+import type { ResolvedComponent, StackModel } from '../model/resolve.js';
+import { ALLOWED_HELPERS, bashWord, helpersUsed, singleQuoted } from '../model/bash-value.js';
+import { collectDeps, depLines, versioned, type DepEntry } from './deps.js';
+
+/** Everything the ebuild templates need, computed once and already quoted. */
+export interface EbuildContext {
+  year: number;
+  atom: string;
+  build: string;
+  preInherit: string[];
+  inherit: string[];
+  description: string;
+  homepage: string;
+  srcUri: string[];
+  s: string;
+  license: string;
+  slot: string;
+  keywords: string;
+  iuse: string;
+  requiredUse: string[];
+  restrict: string;
+  rdepend: string[];
+  depend: string[];
+  /** DEPEND="${RDEPEND}" plus these extra lines, when RDEPEND is a prefix of DEPEND. */
+  dependExtendsRdepend: boolean;
+  bdepend: string[];
+  pdepend: string[];
+  idepend: string[];
+  globals: string[];
+  patches: string[];
+  afterDeps: string[];
+  custom: Partial<Record<PhaseName, { before: string[]; after: string[]; replace: string[] | null }>>;
+  pkgSetup: string[];
+  pythonCheckDeps: string[];
+  prepare: string[][];
+  compilerSetup: string[];
+  cmakeArgs: string[];
+  cmakeConditional: { condition: string[]; comment?: string; args: string[] }[];
+  test: {
+    enabled: boolean;
+    gpu: boolean;
+    env: string[];
+    run: string;
+    jobs?: number;
+    skip: string[];
+    dir?: string;
+    command?: string;
+  };
+}
+
+export interface ContextOptions {
+  year: number;
+}
+
+/** Body lines of user code: common indentation removed, then one tab. */
+function codeLines(code: string | undefined): string[] {
+  if (code === undefined) return [];
+  const lines = code.replace(/\s+$/, '').split('\n');
+  const indents = lines.filter((l) => l.trim() !== '').map((l) => /^[\t ]*/.exec(l)![0].length);
+  const strip = indents.length ? Math.min(...indents) : 0;
+  return lines.map((l) => (l.trim() === '' ? '' : `\t${l.slice(strip).replace(/^( {4})+/, (m) => '\t'.repeat(m.length / 4))}`));
+}
+
+function customPhases(phases: Partial<Record<PhaseName, PhaseCode>> | undefined): EbuildContext['custom'] {
+  const out: EbuildContext['custom'] = {};
+  for (const name of PHASES) {
+    const p = phases?.[name];
+    if (!p) continue;
+    out[name] = { before: codeLines(p.before), after: codeLines(p.after), replace: p.replace !== undefined ? codeLines(p.replace) : null };
+  }
+  return out;
+}
+
+function defineArg(name: string, value: DefineValue): string {
+  if (typeof value === 'object') {
+    const on = value.on ?? 'ON';
+    const off = value.off ?? 'OFF';
+    return `-D${name}="$(usex ${value.use}${on === 'yes' && off === 'no' ? '' : ` ${on || "''"} ${off || "''"}`})"`;
+  }
+  return `-D${name}=${bashWord(value)}`;
+}
+
+/** Expand target globs (gfx9*, gfx11*) against this package's targets. */
+function matchTargets(targets: string[], rule: { matching?: string[]; except?: string[] }): string[] {
+  const re = (patterns: string[]) => new RegExp(`^(${patterns.map((p) => p.replace(/\*/g, '.*')).join('|')})$`);
+  if (rule.matching) return targets.filter((t) => re(rule.matching!).test(t));
+  return targets.filter((t) => !re(rule.except!).test(t));
+}
+
+/** `use a || use b ||` wrapped to stay within 80 columns at two tabs. */
+function useChain(flags: string[]): string[] {
+  const parts = flags.map((f) => `use ${f}`);
+  const lines: string[] = [];
+  let line = 'if';
+  for (const [i, p] of parts.entries()) {
+    const piece = ` ${p}${i < parts.length - 1 ? ' ||' : '; then'}`;
+    if (line.length + piece.length > 66 && line !== 'if') {
+      lines.push(line);
+      line = `\t${piece.trimStart()}`;
+    } else {
+      line += piece;
+    }
+  }
+  lines.push(line);
+  return lines;
+}
+
+export function buildContext(c: ResolvedComponent, model: StackModel, options: ContextOptions): EbuildContext {
+  const spec = c.spec;
+  const release = model.release;
+  const mode = spec.targets.mode;
+  const gpuMode = mode === 'full' || mode === 'subset';
+  const inherit = new Set<string>(spec.inherit ?? []);
+  const preInherit: string[] = [];
+
+  if (spec.build === 'cmake') inherit.add('cmake');
+  if (spec.build === 'python') {
+    inherit.add('distutils-r1');
+    preInherit.push(`DISTUTILS_USE_PEP517=${spec.python?.pep517 ?? 'setuptools'}`);
+  }
+  if (spec.llvm) {
+    inherit.add('llvm-r2');
+    preInherit.push(`LLVM_COMPAT=( ${release.llvmSlot} )`);
+  }
+  if (spec.python) {
+    if (spec.python.eclass !== 'distutils-r1') inherit.add(spec.python.eclass);
+    preInherit.push(`PYTHON_COMPAT=( ${release.pythonCompat} )`);
+  }
+  if (mode !== 'none') inherit.add('rocm');
+  if (mode === 'skip-globals') preInherit.push('ROCM_SKIP_GLOBALS=1');
+  if (mode === 'subset') {
+    const list = spec.targets.supported!.join(' ');
+    preInherit.push(
+      `ROCM_SUPPORTED_TARGETS=( ${list} )`.length <= 80
+        ? `ROCM_SUPPORTED_TARGETS=( ${list} )`
+        : ['ROCM_SUPPORTED_TARGETS=(', ...wrapWords(spec.targets.supported!, 72).map((l) => `\t${l}`), ')'].join('\n'),
+    );
+  }
+  if (gpuMode) preInherit.push('ROCM_VERSION=${PV}');
+
+  // Helpers called from values pull in the eclass that defines them.
+  const values: string[] = [];
+  const collect = (v: DefineValue | undefined) => {
+    if (typeof v === 'string') values.push(v);
+  };
+  Object.values(spec.cmake?.defines ?? {}).forEach(collect);
+  (spec.cmake?.when ?? []).forEach((w) => Object.values(w.defines).forEach(collect));
+  Object.values(spec.globals ?? {}).forEach((v) => collect(v));
+  for (const v of values) {
+    for (const h of helpersUsed(v)) {
+      const eclass = ALLOWED_HELPERS[h];
+      if (eclass === 'multiprocessing') inherit.add(eclass);
+    }
+  }
+
+  // Dependencies.
+  const deps = collectDeps(c, model, true);
+  const rdepend = deps.get('RDEPEND')!;
+  const depend = deps.get('DEPEND')!;
+  const rd = depLines(rdepend);
+  const dd = depLines(depend);
+  const extends_ = rd.length > 0 && startsWith(depend, rdepend);
+  const dependRest = extends_ ? depLines(depend.slice(rdepend.length)) : dd;
+
+  // USE flags.
+  const iuse: string[] = [];
+  for (const [flag, f] of Object.entries(spec.use ?? {})) iuse.push(`${f.default ? '+' : ''}${flag}`);
+  const tests = spec.tests;
+  const testsEnabled = Boolean(tests && !tests.restrict);
+  if (testsEnabled) iuse.push('test');
+  iuse.sort((a, b) => a.replace(/^\+/, '').localeCompare(b.replace(/^\+/, '')));
+
+  const requiredUse: string[] = [];
+  if (gpuMode) {
+    const w = spec.targets.required_use_when;
+    requiredUse.push(w ? `${w}? ( \${ROCM_REQUIRED_USE} )` : '${ROCM_REQUIRED_USE}');
+  }
+  if (spec.python && ['python-single-r1', 'python-r1', 'distutils-r1'].includes(spec.python.eclass)) {
+    const w = spec.python.when;
+    requiredUse.push(w ? `${w}? ( \${PYTHON_REQUIRED_USE} )` : '${PYTHON_REQUIRED_USE}');
+  }
+  requiredUse.push(...(spec.required_use ?? []));
+
+  const restrictTokens: string[] = [...(spec.restrict ?? [])];
+  if (tests?.restrict) restrictTokens.push('test');
+  else if (tests) restrictTokens.push('!test? ( test )');
+
+  // Globals after the dependency block.
+  const globals: string[] = [];
+  if (spec.cmake?.build_type) globals.push(`CMAKE_BUILD_TYPE=${spec.cmake.build_type}`);
+  for (const [k, v] of Object.entries(spec.globals ?? {})) globals.push(`${k}=${typeof v === 'string' && !/^[A-Za-z0-9_.\/:+=@%-]+$/.test(v) ? `"${v}"` : bashWord(v)}`);
+
+  const afterDeps: string[] = [];
+  if (spec.build === 'python' && tests && !tests.restrict && (tests.run ?? 'pytest') === 'pytest') {
+    afterDeps.push('distutils_enable_tests pytest');
+  }
+
+  // pkg_setup: llvm-r2 and python-single-r1 both export it.
+  const pkgSetup: string[] = [];
+  const singlePython = spec.python?.eclass === 'python-single-r1' || spec.python?.eclass === 'python-any-r1';
+  if (spec.llvm && singlePython) {
+    pkgSetup.push('\tllvm-r2_pkg_setup');
+    const fn = `${spec.python!.eclass}_pkg_setup`;
+    pkgSetup.push(spec.python!.when ? `\tuse ${spec.python!.when} && ${fn}` : `\t${fn}`);
+  } else if (spec.python?.when && singlePython) {
+    pkgSetup.push(`\tuse ${spec.python.when} && ${spec.python.eclass}_pkg_setup`);
+  }
+
+  const pythonCheckDeps: string[] = [];
+  if (spec.python?.eclass === 'python-any-r1' && (spec.python.deps ?? []).length > 0) {
+    for (const d of spec.python.deps!) {
+      pythonCheckDeps.push(`\tpython_has_version "${versioned(d.atom, d.version)}[\${PYTHON_USEDEP}]"`);
+    }
+  }
+
+  // src_prepare fix-ups.
+  const prepare: string[][] = [];
+  for (const op of spec.prepare ?? []) {
+    const lines: string[] = [];
+    if (op.reason) lines.push(`\t# ${op.reason}`);
+    if ('replace' in op) {
+      const from = op.replace.from.replace(/[.[\]*^$/]/g, (m) => `\\${m}`);
+      const to = op.replace.to.replace(/&/g, '\\&');
+      const script = `s|${from}|${to}|g`;
+      const quoted = to.includes('$') ? `"${script}"` : singleQuoted(script);
+      lines.push(...wrapCommand(`sed -i -e ${quoted}`, op.replace.files.map(bashWord)));
+    } else if ('delete_lines' in op) {
+      lines.push(...wrapCommand(`sed -i -e ${singleQuoted(`\\|${op.delete_lines.matching}|d`)}`, op.delete_lines.files.map(bashWord)));
+    } else {
+      lines.push(...wrapCommand('rm -r', op.remove.map(bashWord)));
+    }
+    prepare.push(lines);
+  }
+
+  // src_configure.
+  const compilerSetup: string[] = [];
+  if (spec.compiler === 'hipcc') compilerSetup.push('\trocm_use_hipcc');
+  if (spec.compiler === 'clang' || spec.compiler === 'hip-lang') compilerSetup.push('\trocm_use_clang');
+
+  const cmakeArgs: string[] = [];
+  if (gpuMode) {
+    const flags = spec.targets.join ? `$(get_amdgpu_flags ${singleQuotedOrBare(spec.targets.join)})` : '$(get_amdgpu_flags)';
+    for (const v of spec.targets.cmake_vars ?? []) cmakeArgs.push(`-D${v}="${flags}"`);
+    if (spec.compiler === 'hip-lang') cmakeArgs.push('-DCMAKE_HIP_ARCHITECTURES="$(get_amdgpu_flags ";")"');
+  }
+  for (const [name, value] of Object.entries(spec.cmake?.defines ?? {})) cmakeArgs.push(defineArg(name, value));
+  cmakeArgs.push(...(spec.cmake?.flags ?? []));
+
+  const cmakeConditional: EbuildContext['cmakeConditional'] = [];
+  for (const w of spec.cmake?.when ?? []) {
+    cmakeConditional.push({
+      condition: [`if ${w.use.startsWith('!') ? `! use ${w.use.slice(1)}` : `use ${w.use}`}; then`],
+      args: Object.entries(w.defines).map(([n, v]) => defineArg(n, v)),
+    });
+  }
+  for (const td of spec.cmake?.target_defines ?? []) {
+    const hits = matchTargets(c.targets, td.if_any_target);
+    if (hits.length === 0) continue;
+    cmakeConditional.push({
+      condition: useChain(hits.map((t) => `amdgpu_targets_${t}`)),
+      ...(td.reason ? { comment: td.reason } : {}),
+      args: [`-D${td.name}=${bashWord(td.value)}`],
+    });
+  }
+
+  // src_test.
+  const env: string[] = [];
+  for (const [k, v] of Object.entries(tests?.env ?? {})) env.push(`\tlocal -x ${k}=${bashWord(v)}`);
+  for (const [k, v] of Object.entries(tests?.command?.env ?? {})) env.push(`\tlocal -x ${k}=${bashWord(v)}`);
+  let run = tests?.run ?? (spec.build === 'python' ? 'pytest' : spec.build === 'cmake' ? 'ctest' : 'default');
+  if (tests?.command) run = 'command';
+  const test: EbuildContext['test'] = {
+    enabled: testsEnabled,
+    gpu: Boolean(tests?.gpu),
+    env,
+    run,
+    ...(tests?.jobs ? { jobs: tests.jobs } : {}),
+    skip: tests?.skip ?? [],
+    ...(tests?.command?.dir !== undefined ? { dir: bashWord(tests.command.dir) } : {}),
+    ...(tests?.command ? { command: tests.command.argv.map(bashWord).join(' ') } : {}),
+  };
+  if (test.command && testsEnabled) inherit.add('edo');
+
+  return {
+    year: options.year,
+    atom: c.atom,
+    build: spec.build,
+    preInherit,
+    inherit: [...inherit].sort(),
+    description: spec.description,
+    homepage: spec.homepage,
+    srcUri: c.distfiles.map((d) => (d.when ? `${d.when}? ( ${d.uri} )` : d.uri)),
+    s: c.sourceDir,
+    license: spec.license,
+    slot: '0/$(ver_cut 1-2)',
+    keywords: spec.keywords,
+    iuse: iuse.join(' '),
+    requiredUse,
+    restrict: restrictTokens.join(' '),
+    rdepend: rd,
+    depend: dependRest,
+    dependExtendsRdepend: extends_,
+    bdepend: depLines(deps.get('BDEPEND')!),
+    pdepend: depLines(deps.get('PDEPEND')!),
+    idepend: depLines(deps.get('IDEPEND')!),
+    globals,
+    patches: (spec.patches ?? []).map((p) => `"\${FILESDIR}"/${p}`),
+    afterDeps,
+    custom: customPhases(spec.phases),
+    pkgSetup,
+    pythonCheckDeps,
+    prepare,
+    compilerSetup,
+    cmakeArgs,
+    cmakeConditional,
+    test,
+  };
+}
+
+function singleQuotedOrBare(sep: string): string {
+  return sep === ',' ? ',' : `"${sep}"`;
+}
+
+function startsWith(all: DepEntry[], prefix: DepEntry[]): boolean {
+  if (prefix.length > all.length) return false;
+  return prefix.every((e, i) => all[i]!.text === e.text && all[i]!.when === e.when);
+}
+
+/** A command with many file arguments, continued with backslashes past 80 columns. */
+function wrapCommand(command: string, args: string[]): string[] {
+  const lines: string[] = [];
+  let line = `\t${command}`;
+  for (const a of args) {
+    if (line.length + a.length + 1 > 70 && line !== `\t${command}`) {
+      lines.push(`${line} \\`);
+      line = `\t\t${a}`;
+    } else {
+      line += ` ${a}`;
+    }
+  }
+  lines.push(`${line} || die`);
+  return lines;
+}
+
+function wrapWords(words: string[], width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const w of words) {
+    if (line && line.length + w.length + 1 > width) {
+      lines.push(line);
+      line = w;
+    } else {
+      line = line ? `${line} ${w}` : w;
+    }
+  }
+  if (line) lines.push(line);
+  return lines;
+}

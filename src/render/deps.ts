@@ -1,0 +1,110 @@
+import type { DepClass, DepSpec } from '../manifest/types.js';
+import type { ResolvedComponent, StackModel } from '../model/resolve.js';
+
+/** One rendered dependency with the USE condition that guards it. */
+export interface DepEntry {
+  text: string;
+  when?: string;
+}
+
+export const DEP_CLASSES: DepClass[] = ['RDEPEND', 'DEPEND', 'BDEPEND', 'PDEPEND', 'IDEPEND'];
+
+/** The dependency atom as it appears in the ebuild. */
+export function depAtom(d: DepSpec, model: StackModel): string {
+  const inStack = model.byAtom.has(d.atom);
+  const blocker = d.blocker === 'strong' ? '!!' : d.blocker === 'weak' ? '!' : '';
+  const atom = versioned(d.atom, d.version);
+  // Stack packages move in lock-step: by default bind to this release's slot.
+  const slot = d.slot ?? (inStack && !d.version && !d.blocker ? 'same' : 'any');
+  const slotText = slot === 'any' ? '' : slot === 'same' ? ':${SLOT}' : `:${slot}`;
+  const use = [...(d.gpu ? ['${ROCM_USEDEP}'] : []), ...(d.use ?? [])];
+  return `${blocker}${atom}${slotText}${use.length ? `[${use.join(',')}]` : ''}`;
+}
+
+/** Collects each class's entries in manifest order. */
+export function collectDeps(c: ResolvedComponent, model: StackModel, llvmCompat: boolean): Map<DepClass, DepEntry[]> {
+  const out = new Map<DepClass, DepEntry[]>(DEP_CLASSES.map((k) => [k, []]));
+  const add = (classes: DepClass[], entry: DepEntry) => {
+    for (const k of classes) out.get(k)!.push(entry);
+  };
+
+  const python = c.spec.python;
+  if (python) {
+    const pyWhen = python.when;
+    const pyDeps = python.deps ?? [];
+    switch (python.eclass) {
+      case 'python-single-r1': {
+        add(['RDEPEND', 'DEPEND'], { text: '${PYTHON_DEPS}', ...(pyWhen ? { when: pyWhen } : {}) });
+        for (const d of pyDeps) {
+          add(d.classes, { text: `$(python_gen_cond_dep '${pyAtom(d.atom, d.version)}')`, ...whenOf(d.when ?? pyWhen) });
+        }
+        break;
+      }
+      case 'python-r1':
+        add(['RDEPEND', 'DEPEND'], { text: '${PYTHON_DEPS}', ...(pyWhen ? { when: pyWhen } : {}) });
+        for (const d of pyDeps) add(d.classes, { text: pyAtom(d.atom, d.version), ...whenOf(d.when ?? pyWhen) });
+        break;
+      case 'python-any-r1': {
+        const anyDeps = pyDeps.map((d) => pyAtom(d.atom, d.version));
+        const text = anyDeps.length > 0 ? `$(python_gen_any_dep '${anyDeps.join(' ')}')` : '${PYTHON_DEPS}';
+        add(['BDEPEND'], { text, ...(pyWhen ? { when: pyWhen } : {}) });
+        break;
+      }
+      case 'distutils-r1':
+        // distutils-r1 adds ${PYTHON_DEPS} itself.
+        for (const d of pyDeps) add(d.classes, { text: pyAtom(d.atom, d.version), ...whenOf(d.when) });
+        break;
+    }
+  }
+
+  if (c.spec.llvm && llvmCompat) {
+    const byClasses = new Map<string, string[]>();
+    for (const d of c.spec.llvm.deps) {
+      const key = d.classes.join(' ');
+      byClasses.set(key, [...(byClasses.get(key) ?? []), `${d.atom}:\${LLVM_SLOT}${d.slot_op === false ? '' : '='}`]);
+    }
+    for (const [classes, atoms] of byClasses) {
+      add(classes.split(' ') as DepClass[], { text: `$(llvm_gen_dep '${atoms.join(' ')}')` });
+    }
+  }
+
+  for (const d of c.spec.deps ?? []) add(d.classes, { text: depAtom(d, model), ...whenOf(d.when) });
+  return out;
+}
+
+/** ">=1.2" on cat/pkg gives ">=cat/pkg-1.2". */
+export function versioned(atom: string, version: string | undefined): string {
+  if (!version) return atom;
+  const m = /^(>=|<=|>|<|~|=)(.*)$/.exec(version)!;
+  return `${m[1]}${atom}-${m[2]}`;
+}
+
+function pyAtom(atom: string, version?: string): string {
+  return `${versioned(atom, version)}[\${PYTHON_USEDEP}]`;
+}
+
+function whenOf(when: string | undefined): { when?: string } {
+  return when ? { when } : {};
+}
+
+/**
+ * Lines of one dependency variable: unconditional entries first, then one
+ * `flag? ( … )` group per condition, in the order conditions first appear.
+ */
+export function depLines(entries: DepEntry[]): string[] {
+  const seen = new Set<string>();
+  const unique = entries.filter((e) => {
+    const k = `${e.when ?? ''}\u0000${e.text}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+  const lines = unique.filter((e) => !e.when).map((e) => e.text);
+  const groups = new Map<string, string[]>();
+  for (const e of unique.filter((x) => x.when)) groups.set(e.when!, [...(groups.get(e.when!) ?? []), e.text]);
+  for (const [when, texts] of groups) {
+    if (texts.length === 1 && `${when}? ( ${texts[0]} )`.length <= 72) lines.push(`${when}? ( ${texts[0]} )`);
+    else lines.push(`${when}? (`, ...texts.map((t) => `\t${t}`), ')');
+  }
+  return lines;
+}
