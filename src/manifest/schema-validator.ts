@@ -23,7 +23,7 @@ export class SchemaValidator {
   private readonly ajv: AjvInstance;
 
   constructor(dir = schemasDir) {
-    this.ajv = new Ajv({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true });
+    this.ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
     this.ajv.addKeyword({ keyword: 'x-hint', schemaType: 'string' });
     for (const name of readdirSync(dir).filter((f) => f.endsWith('.schema.json')).sort()) {
       const schema = JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as AnySchemaObject;

@@ -28,10 +28,12 @@ export async function checkManifest(manifest: Manifest): Promise<ManifestIssue[]
 
   const perRelease = new Map<string, { issue: ManifestIssue; releases: string[] }>();
   const releases = knownReleases(manifest);
+  const models: StackModel[] = [];
   for (const version of releases) {
     const release = releaseModel(manifest, version, policies.byRelease.get(version)!)!;
     const model = resolveStack(manifest, release);
-    for (const issue of [...checkRelease(model), ...checkProjects(model)]) {
+    models.push(model);
+    for (const issue of checkRelease(model)) {
       const key = `${issue.file}:${issue.line}:${issue.column}:${issue.path}:${issue.message}`;
       const seen = perRelease.get(key);
       if (seen) seen.releases.push(version);
@@ -43,6 +45,7 @@ export async function checkManifest(manifest: Manifest): Promise<ManifestIssue[]
       where.length === releases.length ? issue : { ...issue, message: `${issue.message} (in ${where.join(', ')})` },
     );
   }
+  issues.push(...checkProjects(models));
   return issues;
 }
 
@@ -129,16 +132,16 @@ function checkRelease(model: StackModel): ManifestIssue[] {
     (c.spec.deps ?? []).forEach((d, i) => checkFlag(d.when, ['deps', i, 'when']));
     (c.spec.python?.deps ?? []).forEach((d, i) => checkFlag(d.when, ['python', 'deps', i, 'when']));
     (c.spec.cmake?.when ?? []).forEach((w, i) => checkFlag(w.use, ['cmake', 'when', i, 'use']));
-    checkFlag(c.spec.targets.required_use_when, ['targets', 'required_use_when']);
+    (c.spec.targets.required_use_when ?? []).forEach((w, i) => checkFlag(w, ['targets', 'required_use_when', i]));
     const eachDefine = (defines: Record<string, DefineValue> | undefined, at: (string | number)[]) => {
       for (const [name, v] of Object.entries(defines ?? {})) {
         if (typeof v === 'object') checkFlag(v.use, [...at, name, 'use']);
         else if (typeof v === 'string') bash(v, [...at, name]);
       }
     };
-    const bash = (v: unknown, at: (string | number)[]) => {
+    const bash = (v: unknown, at: (string | number)[], quotesEscaped = false) => {
       if (typeof v !== 'string') return;
-      const problem = checkBashValue(v);
+      const problem = checkBashValue(v, { quotesEscaped });
       if (problem) issues.push(issueAt(c, at, problem.message, problem.hint));
     };
     eachDefine(c.spec.cmake?.defines, ['cmake', 'defines']);
@@ -152,7 +155,7 @@ function checkRelease(model: StackModel): ManifestIssue[] {
       for (const [k, v] of Object.entries(cmd.env ?? {})) bash(v, ['tests', 'command', 'env', k]);
     }
     (c.spec.prepare ?? []).forEach((op, i) => {
-      if ('replace' in op) bash(op.replace.to, ['prepare', i, 'replace', 'to']);
+      if ('replace' in op) bash(op.replace.to, ['prepare', i, 'replace', 'to'], true);
     });
 
     // Build system and sections must agree.
@@ -269,34 +272,50 @@ function checkRelease(model: StackModel): ManifestIssue[] {
   return issues;
 }
 
-/** Every project in AMD's release manifest must be packaged or excluded with a reason. */
-function checkProjects(model: StackModel): ManifestIssue[] {
-  const { stack, stackSource } = model.manifest;
-  const listed = stack.projects?.[model.release.version];
-  if (!listed) return [];
-  const issues: ManifestIssue[] = [];
-  const packaged = new Map<string, string>();
-  for (const c of model.components) for (const p of c.spec.projects ?? [c.name]) packaged.set(p, c.atom);
-  const excluded = new Map(
-    (stack.excluded ?? []).filter((e) => inRange(model.release.version, e.releases)).map((e) => [e.project, e.reason]),
-  );
-  const at = ['projects', model.release.version];
-  for (const p of listed) {
-    if (!packaged.has(p) && !excluded.has(p)) {
-      issues.push({
-        file: stackSource.file,
-        ...locate(stackSource, [...at, listed.indexOf(p)]),
-        path: jsonPath([...at, listed.indexOf(p)]),
-        message: `AMD project ${p} is neither packaged by a component nor excluded`,
-        hint: 'add it to a component\'s `projects:` or to `excluded:` with the reason',
-      });
+/**
+ * Every project in AMD's release manifests must be packaged or excluded with a
+ * reason. Reported once per project, naming the releases concerned.
+ */
+function checkProjects(models: StackModel[]): ManifestIssue[] {
+  if (models.length === 0) return [];
+  const { stack, stackSource } = models[0]!.manifest;
+  const missing = new Map<string, string[]>();
+  const unknown = new Map<string, { c: ResolvedComponent; releases: string[] }>();
+  for (const model of models) {
+    const listed = stack.projects?.[model.release.version];
+    if (!listed) continue;
+    const packaged = new Map<string, ResolvedComponent>();
+    for (const c of model.components) for (const p of c.spec.projects ?? [c.name]) packaged.set(p, c);
+    const excluded = new Set(
+      (stack.excluded ?? []).filter((e) => inRange(model.release.version, e.releases)).map((e) => e.project),
+    );
+    for (const p of listed) {
+      if (!packaged.has(p) && !excluded.has(p)) missing.set(p, [...(missing.get(p) ?? []), model.release.version]);
+    }
+    for (const [p, c] of packaged) {
+      if (!listed.includes(p)) {
+        const seen = unknown.get(p) ?? { c, releases: [] };
+        seen.releases.push(model.release.version);
+        unknown.set(p, seen);
+      }
     }
   }
-  for (const [p, atom] of packaged) {
-    if (!listed.includes(p)) {
-      const c = model.byAtom.get(atom)!;
-      issues.push(issueAt(c, ['projects'], `project ${p} is not in AMD's ${model.release.version} manifest`, 'check the spelling against the release manifest'));
-    }
+  const issues: ManifestIssue[] = [];
+  const all = models.map((m) => m.release.version);
+  const where = (releases: string[]) => (releases.length === all.length ? '' : ` (in ${releases.join(', ')})`);
+  for (const [p, releases] of missing) {
+    const first = releases[0]!;
+    const at = ['projects', first, stack.projects![first]!.indexOf(p)];
+    issues.push({
+      file: stackSource.file,
+      ...locate(stackSource, at),
+      path: jsonPath(at),
+      message: `AMD project ${p} is neither packaged by a component nor excluded${where(releases)}`,
+      hint: "add it to a component's `projects:` or to `excluded:` with the reason",
+    });
+  }
+  for (const [p, { c, releases }] of unknown) {
+    issues.push(issueAt(c, ['projects'], `project ${p} is not in AMD's manifest${where(releases)}`, 'check the spelling against the release manifest'));
   }
   return issues;
 }

@@ -45,7 +45,7 @@ export interface TargetsSpec {
   supported?: string[];
   cmake_vars?: string[];
   join?: ';' | ',' | ' ';
-  required_use_when?: string;
+  required_use_when?: string[];
 }
 
 export interface LlvmSpec {

@@ -50,8 +50,12 @@ export interface BashValueProblem {
   hint: string;
 }
 
-/** Returns what is wrong with `value`, or undefined when it is safe to render. */
-export function checkBashValue(value: string): BashValueProblem | undefined {
+/**
+ * Returns what is wrong with `value`, or undefined when it is safe to render.
+ * `quotesEscaped`: the renderer escapes double quotes (sed replacements), so
+ * they may appear as literal text.
+ */
+export function checkBashValue(value: string, options: { quotesEscaped?: boolean } = {}): BashValueProblem | undefined {
   let i = 0;
   while (i < value.length) {
     const ch = value[i]!;
@@ -93,7 +97,7 @@ export function checkBashValue(value: string): BashValueProblem | undefined {
         hint: 'write variables as ${NAME} and helpers as $(name args); other shell syntax belongs in phase code',
       };
     }
-    if (!LITERAL.test(ch)) {
+    if (!LITERAL.test(ch) && !(ch === '"' && options.quotesEscaped)) {
       return {
         message: `character ${JSON.stringify(ch)} is not allowed in a value`,
         hint: 'quotes, backslashes, backticks and newlines cannot appear in values',

@@ -174,8 +174,9 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
 
   const requiredUse: string[] = [];
   if (gpuMode) {
-    const w = spec.targets.required_use_when;
-    requiredUse.push(w ? `${w}? ( \${ROCM_REQUIRED_USE} )` : '${ROCM_REQUIRED_USE}');
+    const when = spec.targets.required_use_when;
+    if (when) requiredUse.push(...when.map((w) => `${w}? ( \${ROCM_REQUIRED_USE} )`));
+    else requiredUse.push('${ROCM_REQUIRED_USE}');
   }
   if (spec.python && ['python-single-r1', 'python-r1', 'distutils-r1'].includes(spec.python.eclass)) {
     const w = spec.python.when;
@@ -221,10 +222,12 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
     const lines: string[] = [];
     if (op.reason) lines.push(`\t# ${op.reason}`);
     if ('replace' in op) {
-      const from = op.replace.from.replace(/[.[\]*^$/]/g, (m) => `\\${m}`);
+      // `from` is literal text: escape what a basic regular expression would interpret.
+      const from = op.replace.from.replace(/[.[\]*^$]/g, (m) => `\\${m}`);
       const to = op.replace.to.replace(/&/g, '\\&');
       const script = `s|${from}|${to}|g`;
-      const quoted = to.includes('$') ? `"${script}"` : singleQuoted(script);
+      // A replacement using ${VAR} or $(helper) needs double quotes; the schema keeps ` and \ out.
+      const quoted = to.includes('$') ? `"${script.replace(/"/g, '\\"')}"` : singleQuoted(script);
       lines.push(...wrapCommand(`sed -i -e ${quoted}`, op.replace.files.map(bashWord)));
     } else if ('delete_lines' in op) {
       lines.push(...wrapCommand(`sed -i -e ${singleQuoted(`\\|${op.delete_lines.matching}|d`)}`, op.delete_lines.files.map(bashWord)));
