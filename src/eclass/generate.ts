@@ -1,0 +1,77 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { eclassDir } from '../paths.js';
+import { renderAmdgpuTargetsDesc, copyrightYear, withCopyrightYear } from './render-desc.js';
+import { spliceEclassTable } from './render-table.js';
+import type { TargetTable } from './table.js';
+
+/** Paths of the generated files, relative to an overlay or the project root. */
+export const ECLASS_PATH = 'eclass/rocm.eclass';
+export const DESC_PATH = 'profiles/desc/amdgpu_targets.desc';
+
+export interface GeneratedFile {
+  /** Relative to the output directory. */
+  path: string;
+  absolute: string;
+  status: 'unchanged' | 'updated' | 'created';
+  content: string;
+}
+
+async function readIfExists(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/**
+ * What `rocm-ebuild eclass` writes under `outputDir`: rocm.eclass with its
+ * table section regenerated (from the copy under `outputDir`, else from the
+ * project's own eclass), and amdgpu_targets.desc. A file's copyright year moves
+ * to `year` only when its content changes, so a new year alone is no drift.
+ * Reads, never writes.
+ */
+export async function planGeneratedFiles(table: TargetTable, outputDir: string, year: number): Promise<GeneratedFile[]> {
+  const files: GeneratedFile[] = [];
+
+  const eclassFile = path.join(outputDir, ECLASS_PATH);
+  const existingEclass = await readIfExists(eclassFile);
+  const base = existingEclass ?? (await readFile(path.join(eclassDir, 'rocm.eclass'), 'utf8'));
+  let eclass = spliceEclassTable(base, table);
+  if (eclass !== base) eclass = withCopyrightYear(eclass, year);
+  files.push({
+    path: ECLASS_PATH,
+    absolute: eclassFile,
+    status: existingEclass === undefined ? 'created' : eclass === existingEclass ? 'unchanged' : 'updated',
+    content: eclass,
+  });
+
+  const descFile = path.join(outputDir, DESC_PATH);
+  const existingDesc = await readIfExists(descFile);
+  const keptYear = existingDesc === undefined ? undefined : copyrightYear(existingDesc);
+  let desc = renderAmdgpuTargetsDesc(table, keptYear ?? year);
+  if (desc !== existingDesc) desc = renderAmdgpuTargetsDesc(table, year);
+  files.push({
+    path: DESC_PATH,
+    absolute: descFile,
+    status: existingDesc === undefined ? 'created' : desc === existingDesc ? 'unchanged' : 'updated',
+    content: desc,
+  });
+  return files;
+}
+
+/** A unified-diff-like summary of the lines that differ, for --check output. */
+export function changedLines(before: string, after: string, limit = 20): string[] {
+  const a = before.split('\n');
+  const b = after.split('\n');
+  const out: string[] = [];
+  const n = Math.max(a.length, b.length);
+  for (let i = 0; i < n && out.length < limit; i++) {
+    if (a[i] === b[i]) continue;
+    if (a[i] !== undefined) out.push(`${i + 1}: - ${a[i]}`);
+    if (b[i] !== undefined) out.push(`${i + 1}: + ${b[i]}`);
+  }
+  return out;
+}
