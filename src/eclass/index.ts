@@ -1,0 +1,28 @@
+/**
+ * rocm.eclass and its data: the target table (manifest/targets.yaml), the
+ * policy the eclass applies to a ROCM_VERSION, the generated eclass section
+ * and amdgpu_targets.desc, and the eclassdoc tools.
+ */
+export {
+  loadTargetTable,
+  parseTargetTable,
+  gfxTargetVersionOf,
+  formatTargetTableIssue,
+  TargetTableError,
+  type TargetInfo,
+  type TargetPolicy,
+  type TargetTable,
+  type TargetTableIssue,
+} from './table.js';
+export { policyFor, eclassGlobals, PolicyError, type PolicyMatch, type EclassGlobals } from './policy.js';
+export { parseRocmVersion, ROCM_VERSION_RE, type RocmVersion } from './version.js';
+export { renderEclassTable, spliceEclassTable, findEclassTable, EclassTableError, TABLE_BEGIN, TABLE_END } from './render-table.js';
+export { renderAmdgpuTargetsDesc, copyrightYear, withCopyrightYear } from './render-desc.js';
+export { planGeneratedFiles, changedLines, ECLASS_PATH, DESC_PATH, type GeneratedFile } from './generate.js';
+export * from './eclassdoc/index.js';
+
+import path from 'node:path';
+import { eclassDir } from '../paths.js';
+
+/** The project's own rocm.eclass. */
+export const eclassPath = path.join(eclassDir, 'rocm.eclass');
