@@ -129,6 +129,7 @@ function checkRelease(model: StackModel): ManifestIssue[] {
       );
     };
     c.spec.sources.forEach((s, i) => checkFlag(s.when, ['sources', i, 'when']));
+    for (const m of c.spec.license.matchAll(/(\S+)\?/g)) checkFlag(m[1], ['license']);
     (c.spec.deps ?? []).forEach((d, i) => checkFlag(d.when, ['deps', i, 'when']));
     (c.spec.python?.deps ?? []).forEach((d, i) => checkFlag(d.when, ['python', 'deps', i, 'when']));
     (c.spec.cmake?.when ?? []).forEach((w, i) => checkFlag(w.use, ['cmake', 'when', i, 'use']));

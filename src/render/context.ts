@@ -331,20 +331,11 @@ function startsWith(all: DepEntry[], prefix: DepEntry[]): boolean {
   return prefix.every((e, i) => all[i]!.text === e.text && all[i]!.when === e.when);
 }
 
-/** A command with many file arguments, continued with backslashes past 80 columns. */
+/** A command with file arguments; past 80 columns, one argument per continued line. */
 function wrapCommand(command: string, args: string[]): string[] {
-  const lines: string[] = [];
-  let line = `\t${command}`;
-  for (const a of args) {
-    if (line.length + a.length + 1 > 70 && line !== `\t${command}`) {
-      lines.push(`${line} \\`);
-      line = `\t\t${a}`;
-    } else {
-      line += ` ${a}`;
-    }
-  }
-  lines.push(`${line} || die`);
-  return lines;
+  const oneLine = `\t${command} ${args.join(' ')} || die`;
+  if (oneLine.length + 3 <= 80) return [oneLine];
+  return [`\t${command} \\`, ...args.map((a, i) => `\t\t${a}${i === args.length - 1 ? ' || die' : ' \\'}`)];
 }
 
 function wrapWords(words: string[], width: number): string[] {

@@ -1,0 +1,46 @@
+import { createRequire } from 'node:module';
+import { Language, Parser, type Node, type Tree } from 'web-tree-sitter';
+
+const require = createRequire(import.meta.url);
+let parser: Parser | undefined;
+
+/**
+ * tree-sitter-bash through web-tree-sitter (WebAssembly): the grammar Gentoo's
+ * pkgcheck parses ebuilds with, without a native build at install time.
+ */
+export async function bashParser(): Promise<Parser> {
+  if (parser) return parser;
+  await Parser.init();
+  const language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
+  const p = new Parser();
+  p.setLanguage(language);
+  parser = p;
+  return p;
+}
+
+export async function parseBash(text: string): Promise<Tree> {
+  const tree = (await bashParser()).parse(text);
+  if (!tree) throw new Error('tree-sitter could not parse the text');
+  return tree;
+}
+
+/** Depth-first walk over named nodes. */
+export function* walk(node: Node): Generator<Node> {
+  yield node;
+  for (const child of node.namedChildren) if (child) yield* walk(child);
+}
+
+/** The enclosing function definition's name, if any. */
+export function functionOf(node: Node): string | undefined {
+  for (let n: Node | null = node.parent; n; n = n.parent) {
+    if (n.type === 'function_definition') return n.childForFieldName('name')?.text;
+  }
+  return undefined;
+}
+
+export function isInside(node: Node, types: readonly string[]): boolean {
+  for (let n: Node | null = node.parent; n; n = n.parent) if (types.includes(n.type)) return true;
+  return false;
+}
+
+export type { Node, Tree };

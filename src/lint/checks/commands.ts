@@ -1,0 +1,94 @@
+import { isInside, walk, type Node } from '../bash-parser.js';
+import type { Check } from '../types.js';
+
+/** Commands that can fail without stopping the ebuild (Portage helpers die by themselves). */
+const MUST_DIE = new Set(['sed', 'cp', 'mv', 'rm', 'mkdir', 'ln', 'cd', 'pushd', 'popd', 'chmod', 'chown', 'touch', 'tar', 'patch', 'install', 'unzip', 'rmdir']);
+
+/** Path variables pkgcheck wants quoted wherever word splitting applies. */
+const PATH_VARS = new Set(['D', 'ED', 'S', 'T', 'WORKDIR', 'FILESDIR', 'DISTDIR', 'EPREFIX', 'EROOT', 'ROOT', 'ESYSROOT', 'SYSROOT', 'BROOT', 'BUILD_DIR', 'HOME']);
+
+/** Where a variable may be used: D and ED only where the image exists. */
+const SCOPES: Record<string, string[]> = {
+  D: ['src_install', 'pkg_preinst', 'pkg_postinst'],
+  ED: ['src_install', 'pkg_preinst', 'pkg_postinst'],
+  ROOT: ['pkg_setup', 'pkg_preinst', 'pkg_postinst', 'pkg_prerm', 'pkg_postrm', 'pkg_config'],
+  EROOT: ['pkg_setup', 'pkg_preinst', 'pkg_postinst', 'pkg_prerm', 'pkg_postrm', 'pkg_config'],
+};
+
+const PHASES = new Set(['pkg_pretend', 'pkg_setup', 'src_unpack', 'src_prepare', 'src_configure', 'src_compile', 'src_test', 'src_install', 'pkg_preinst', 'pkg_postinst', 'pkg_prerm', 'pkg_postrm', 'pkg_config']);
+
+/** The statement a command belongs to: climb lists, pipelines and negations. */
+function statementOf(node: Node): Node {
+  let n = node;
+  while (n.parent && ['list', 'pipeline', 'negated_command', 'redirected_statement'].includes(n.parent.type)) n = n.parent;
+  return n;
+}
+
+function phaseOf(node: Node): string | undefined {
+  for (let n: Node | null = node.parent; n; n = n.parent) {
+    if (n.type === 'function_definition') return n.childForFieldName('name')?.text;
+  }
+  return undefined;
+}
+
+export const dieCheck: Check = {
+  name: 'DieCheck',
+  keywords: [
+    { name: 'MissingDie', level: 'warning', description: 'a command that can fail is not followed by || die' },
+    { name: 'InvalidSandboxCall', level: 'error', description: 'addwrite/addpredict/addread take one path' },
+  ],
+  run(f) {
+    const out = [];
+    for (const c of f.commands) {
+      if (['addread', 'addwrite', 'adddeny', 'addpredict'].includes(c.name)) {
+        const args = c.node.namedChildren.filter((n) => n && n.type !== 'command_name');
+        if (args.length !== 1 || args[0]!.text.includes(':')) {
+          out.push({ keyword: 'InvalidSandboxCall', message: `line ${c.line}: ${c.node.text}`, line: c.line });
+        }
+      }
+      if (!MUST_DIE.has(c.name) || !c.fn) continue;
+      // Conditions and substitutions handle failure themselves.
+      if (isInside(c.node, ['command_substitution', 'test_command'])) continue;
+      const stmt = statementOf(c.node);
+      const parent = stmt.parent;
+      if (parent && (parent.type === 'if_statement' || parent.type === 'elif_clause' || parent.type === 'while_statement')) {
+        const condition = parent.childForFieldName('condition');
+        if (condition && condition.startIndex <= stmt.startIndex && stmt.endIndex <= condition.endIndex) continue;
+      }
+      const after = stmt.text.slice(c.node.endIndex - stmt.startIndex);
+      if (/^[\s\S]*\|\|\s*die\b/.test(after) || /\|\|\s*die\b/.test(stmt.text.slice(c.node.startIndex - stmt.startIndex))) continue;
+      out.push({ keyword: 'MissingDie', message: `line ${c.line}: "${c.node.text.split('\n')[0]}" needs || die`, line: c.line });
+    }
+    return out;
+  },
+};
+
+export const quotingCheck: Check = {
+  name: 'QuotingCheck',
+  keywords: [
+    { name: 'UnquotedVariable', level: 'warning', description: 'a path variable is used unquoted where word splitting applies' },
+    { name: 'VariableScope', level: 'warning', description: 'a variable is used in a phase where it is not defined' },
+  ],
+  run(f) {
+    const out = [];
+    for (const n of walk(f.tree.rootNode)) {
+      if (n.type !== 'simple_expansion' && n.type !== 'expansion') continue;
+      const name = n.namedChildren.find((c) => c?.type === 'variable_name')?.text;
+      if (!name) continue;
+      const phase = phaseOf(n);
+      const scopes = SCOPES[name];
+      if (scopes && (!phase || (PHASES.has(phase) && !scopes.includes(phase)))) {
+        out.push({ keyword: 'VariableScope', message: `\${${name}} used in ${phase ?? 'global scope'}`, line: n.startPosition.row + 1 });
+      }
+      if (!PATH_VARS.has(name)) continue;
+      if (isInside(n, ['string', 'test_command', 'heredoc_body', 'raw_string'])) continue;
+      // Plain assignments do not split; array elements and command words do.
+      let p = n.parent;
+      while (p && p.type === 'concatenation') p = p.parent;
+      if (p?.type === 'variable_assignment') continue;
+      if (p?.type === 'case_statement' || p?.type === 'case_item') continue;
+      out.push({ keyword: 'UnquotedVariable', message: `\${${name}} is not quoted on line ${n.startPosition.row + 1}`, line: n.startPosition.row + 1 });
+    }
+    return out;
+  },
+};

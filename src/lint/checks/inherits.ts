@@ -1,0 +1,65 @@
+import { walk } from '../bash-parser.js';
+import { DEPRECATED_ECLASSES, ECLASSES, eclassOfFunction, reachable } from '../eclass-api.js';
+import type { Check, EbuildFacts } from '../types.js';
+
+/** Names of variables an ebuild reads or writes. */
+function variablesUsed(f: EbuildFacts): Set<string> {
+  const names = new Set<string>();
+  for (const n of walk(f.tree.rootNode)) {
+    if (n.type === 'variable_name') names.add(n.text);
+  }
+  return names;
+}
+
+export const inheritCheck: Check = {
+  name: 'InheritsCheck',
+  keywords: [
+    { name: 'MissingInherits', level: 'warning', description: 'a function is used whose eclass is not inherited' },
+    { name: 'IndirectInherits', level: 'warning', description: 'a function comes from an eclass inherited only indirectly' },
+    { name: 'UnusedInherits', level: 'warning', description: 'an inherited eclass is not used' },
+    { name: 'DeprecatedEclass', level: 'warning', description: 'a deprecated eclass is inherited' },
+  ],
+  run(f) {
+    const out = [];
+    const inherited = new Set(f.inherits);
+    const direct = new Set<string>(f.inherits);
+    const indirect = new Set<string>();
+    for (const e of f.inherits) {
+      const r = reachable(e);
+      for (const p of r.provided) direct.add(p);
+      for (const i of r.indirect) indirect.add(i);
+    }
+    for (const e of f.inherits) {
+      const replacement = DEPRECATED_ECLASSES[e];
+      if (replacement) out.push({ keyword: 'DeprecatedEclass', message: `${e} is deprecated, use ${replacement}`, line: f.inheritLine });
+    }
+    const used = new Set<string>();
+    const reported = new Set<string>();
+    for (const c of f.commands) {
+      const eclass = eclassOfFunction(c.name);
+      if (!eclass) continue;
+      used.add(eclass);
+      if (direct.has(eclass) || reported.has(c.name)) continue;
+      reported.add(c.name);
+      if (indirect.has(eclass)) {
+        out.push({ keyword: 'IndirectInherits', message: `${c.name} comes from ${eclass}, inherited only indirectly`, line: c.line });
+      } else {
+        out.push({ keyword: 'MissingInherits', message: `${c.name} needs inherit ${eclass}`, line: c.line });
+      }
+    }
+    // Helpers called inside $( … ) in variable values are commands too (counted above);
+    // variables an eclass defines or reads also count as using it.
+    const vars = variablesUsed(f);
+    for (const e of inherited) {
+      const api = ECLASSES[e];
+      if (!api || used.has(e)) continue;
+      const exportsUnoverridden = api.phases.some((p) => !f.functions.has(p));
+      const varUsed = api.variables.some((v) => vars.has(v) || f.globalMap.has(v));
+      const providedUsed = [...reachable(e).provided].some((p) => used.has(p));
+      if (!exportsUnoverridden && !varUsed && !providedUsed) {
+        out.push({ keyword: 'UnusedInherits', message: `nothing from ${e} is used`, line: f.inheritLine });
+      }
+    }
+    return out;
+  },
+};

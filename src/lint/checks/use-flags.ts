@@ -1,0 +1,115 @@
+import { walk } from '../bash-parser.js';
+import type { Check, EbuildFacts } from '../types.js';
+
+/** Flags matching these come from eclasses we cannot enumerate here (profiles set them). */
+const OPEN_ENDED = [/^python_targets_/, /^python_single_target_/, /^llvm_slot_/, /^llvm_targets_/];
+
+const DEP_VARS = ['RDEPEND', 'DEPEND', 'BDEPEND', 'PDEPEND', 'IDEPEND', 'REQUIRED_USE', 'RESTRICT', 'SRC_URI', 'LICENSE'];
+
+function known(f: EbuildFacts, flag: string): boolean {
+  return f.iuse.has(flag) || OPEN_ENDED.some((re) => re.test(flag));
+}
+
+/** `flag? (` conditionals in dependency-style variables, with their lines. */
+function conditionals(f: EbuildFacts): { flag: string; line: number }[] {
+  const out: { flag: string; line: number }[] = [];
+  for (const g of f.globals) {
+    if (!DEP_VARS.includes(g.name)) continue;
+    const base = g.line;
+    g.value.split('\n').forEach((text, i) => {
+      for (const m of text.matchAll(/(?:^|[\s(])!?([a-z0-9][a-z0-9+_@-]*)\?(?=\s)/g)) out.push({ flag: m[1]!, line: base + i });
+    });
+  }
+  return out;
+}
+
+export const useFlagCheck: Check = {
+  name: 'UseFlagsCheck',
+  keywords: [
+    { name: 'UnknownUseFlags', level: 'error', description: 'a USE flag is used that is not in IUSE' },
+    { name: 'MissingTestRestrict', level: 'warning', description: 'IUSE has test but RESTRICT lacks !test? ( test )' },
+    { name: 'RequiredUseDefaults', level: 'warning', description: 'the default USE flags do not satisfy REQUIRED_USE' },
+  ],
+  run(f) {
+    const out = [];
+    const reported = new Set<string>();
+    const report = (flag: string, line: number, how: string) => {
+      if (known(f, flag) || reported.has(flag)) return;
+      reported.add(flag);
+      out.push({ keyword: 'UnknownUseFlags', message: `${how} uses flag "${flag}" which is not in IUSE`, line });
+    };
+    for (const { flag, line } of conditionals(f)) report(flag, line, 'a conditional');
+    for (const c of f.commands) {
+      if (!['use', 'usex', 'usev', 'use_enable', 'use_with', 'in_iuse'].includes(c.name)) continue;
+      const arg = c.node.namedChildren.find((n) => n && n.type !== 'command_name');
+      if (arg && /^!?[a-z0-9][a-z0-9+_@-]*$/.test(arg.text)) report(arg.text.replace(/^!/, ''), c.line, c.name);
+    }
+    // Inside $(usex …) within strings the command nodes are found above, as tree-sitter parses substitutions.
+    void walk;
+
+    if (f.iuse.has('test')) {
+      const restrict = f.globalMap.get('RESTRICT')?.value ?? '';
+      if (!/!test\?\s*\(\s*test\s*\)/.test(restrict) && !/(^|\s)test(\s|$)/.test(restrict)) {
+        out.push({ keyword: 'MissingTestRestrict', message: 'IUSE has test but RESTRICT lacks "!test? ( test )"', line: f.globalMap.get('IUSE')?.line });
+      }
+    }
+
+    const required = f.globalMap.get('REQUIRED_USE');
+    if (required) {
+      const expanded = required.value
+        .replace(/\$\{ROCM_REQUIRED_USE\}/g, f.input.rocmRequiredUse ?? '')
+        .replace(/\$\{PYTHON_REQUIRED_USE\}/g, '');
+      const problem = evaluateRequiredUse(expanded, f.iuseDefaults);
+      if (problem) {
+        out.push({ keyword: 'RequiredUseDefaults', message: `default USE flags fail REQUIRED_USE: ${problem}`, line: required.line });
+      }
+    }
+    return out;
+  },
+};
+
+type Token = string;
+
+/**
+ * Evaluate REQUIRED_USE (PMS 8.2.6) for a set of enabled flags. Returns the
+ * first unsatisfied clause, or undefined when all hold.
+ */
+export function evaluateRequiredUse(text: string, enabled: Set<string>): string | undefined {
+  const tokens: Token[] = text.split(/\s+/).filter(Boolean);
+  let pos = 0;
+  const isOn = (flag: string) => (flag.startsWith('!') ? !enabled.has(flag.slice(1)) : enabled.has(flag));
+  // Each item evaluates to [satisfied, description of the first failure].
+  const parseGroup = (): { ok: boolean; text: string }[] => {
+    const items: { ok: boolean; text: string }[] = [];
+    while (pos < tokens.length && tokens[pos] !== ')') items.push(parseItem());
+    return items;
+  };
+  const parseItem = (): { ok: boolean; text: string } => {
+    const t = tokens[pos++]!;
+    if (t === '||' || t === '^^' || t === '??') {
+      pos++; // (
+      const items = parseGroup();
+      pos++; // )
+      const count = items.filter((i) => i.ok).length;
+      const ok = t === '||' ? count >= 1 : t === '^^' ? count === 1 : count <= 1;
+      return { ok, text: `${t} ( ${items.map((i) => i.text).join(' ')} )` };
+    }
+    if (t === '(') {
+      const items = parseGroup();
+      pos++;
+      const bad = items.find((i) => !i.ok);
+      return { ok: !bad, text: bad?.text ?? '( … )' };
+    }
+    if (t.endsWith('?')) {
+      const cond = t.slice(0, -1);
+      pos++; // (
+      const items = parseGroup();
+      pos++; // )
+      const bad = items.find((i) => !i.ok);
+      return { ok: !isOn(cond) || !bad, text: `${t} ( ${bad?.text ?? ''} )` };
+    }
+    return { ok: isOn(t), text: t };
+  };
+  const top = parseGroup();
+  return top.find((i) => !i.ok)?.text;
+}

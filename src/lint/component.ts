@@ -1,0 +1,52 @@
+import type { ResolvedComponent, StackModel } from '../model/resolve.js';
+import { currentYear, renderEbuild, renderMetadata } from '../render/index.js';
+import { bashSyntax, shellcheck, type ToolFinding } from './external-tools.js';
+import { lintEbuild, type EbuildInput, type LintResult } from './index.js';
+
+/** The IUSE and REQUIRED_USE rocm.eclass gives this package in its release. */
+export function rocmEclassView(c: ResolvedComponent, model: StackModel): Pick<EbuildInput, 'eclassIuse' | 'rocmRequiredUse'> {
+  const mode = c.spec.targets.mode;
+  if (mode !== 'full' && mode !== 'subset') return {};
+  const defaults = new Set(model.release.policy.default);
+  return {
+    eclassIuse: c.targets.map((t) => `${defaults.has(t) ? '+' : ''}amdgpu_targets_${t}`),
+    rocmRequiredUse: `|| ( ${c.targets.map((t) => `amdgpu_targets_${t}`).join(' ')} )`,
+  };
+}
+
+export interface ComponentLint {
+  atom: string;
+  file: string;
+  results: LintResult[];
+  tools: ToolFinding[];
+}
+
+/**
+ * Lint one package as `bump` would write it (or the given text): our
+ * pkgcheck-style checks, plus real `bash -n` and shellcheck when asked.
+ */
+export async function lintComponent(
+  c: ResolvedComponent,
+  model: StackModel,
+  options: { year?: number; text?: string; metadata?: string; tools?: { shellcheck: boolean } } = {},
+): Promise<ComponentLint> {
+  const year = options.year ?? currentYear();
+  const text = options.text ?? renderEbuild(c, model, { year });
+  const file = `${c.atom}/${c.pn}-${c.version}.ebuild`;
+  const results = await lintEbuild({
+    file,
+    atom: c.atom,
+    version: c.version,
+    text,
+    metadata: options.metadata ?? renderMetadata(c, model),
+    upstreamRepos: [...new Set(c.spec.sources.map((s) => s.github).filter((g): g is string => Boolean(g)))],
+    year,
+    ...rocmEclassView(c, model),
+  });
+  const tools: ToolFinding[] = [];
+  if (options.tools) {
+    tools.push(...(await bashSyntax(text)));
+    if (options.tools.shellcheck) tools.push(...(await shellcheck(text)));
+  }
+  return { atom: c.atom, file, results, tools };
+}

@@ -1,0 +1,70 @@
+import { extractFacts } from './facts.js';
+import { headerCheck, syntaxCheck, whitespaceCheck } from './checks/layout.js';
+import { descriptionCheck, eclassVarCheck, variableOrderCheck } from './checks/variables.js';
+import { inheritCheck } from './checks/inherits.js';
+import { useFlagCheck } from './checks/use-flags.js';
+import { dieCheck, quotingCheck } from './checks/commands.js';
+import { metadataCheck } from './checks/metadata.js';
+import type { Check, EbuildInput, Keyword, LintResult } from './types.js';
+
+export type { EbuildInput, LintResult, Keyword, Check } from './types.js';
+
+/** Every check, pkgcheck-style: independent, each declaring the keywords it may emit. */
+export const CHECKS: Check[] = [
+  syntaxCheck,
+  headerCheck,
+  whitespaceCheck,
+  variableOrderCheck,
+  eclassVarCheck,
+  descriptionCheck,
+  inheritCheck,
+  useFlagCheck,
+  dieCheck,
+  quotingCheck,
+  metadataCheck,
+];
+
+export const KEYWORDS: Map<string, Keyword> = new Map(CHECKS.flatMap((c) => c.keywords.map((k) => [k.name, k] as const)));
+
+export async function lintEbuild(input: EbuildInput): Promise<LintResult[]> {
+  const facts = await extractFacts(input);
+  const [category, pkg] = input.atom.split('/') as [string, string];
+  const results: LintResult[] = [];
+  for (const check of CHECKS) {
+    for (const r of check.run(facts)) {
+      const keyword = KEYWORDS.get(r.keyword);
+      if (!keyword) throw new Error(`${check.name} emitted undeclared keyword ${r.keyword}`);
+      results.push({
+        category,
+        package: pkg,
+        version: input.version,
+        keyword: r.keyword,
+        level: keyword.level,
+        message: r.message,
+        file: input.file,
+        ...(r.line !== undefined ? { line: r.line } : {}),
+      });
+    }
+  }
+  return results.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || a.keyword.localeCompare(b.keyword));
+}
+
+/** pkgcheck's default text output: one line per result under a package header. */
+export function formatText(results: LintResult[]): string {
+  const lines: string[] = [];
+  let current = '';
+  for (const r of results) {
+    const head = `${r.category}/${r.package}`;
+    if (head !== current) {
+      lines.push(head);
+      current = head;
+    }
+    lines.push(`  ${r.keyword}: version ${r.version}: ${r.message}`);
+  }
+  return lines.length ? `${lines.join('\n')}\n` : '';
+}
+
+/** Results that fail a run: errors and warnings; style and info are reported only. */
+export function failing(results: LintResult[]): LintResult[] {
+  return results.filter((r) => r.level === 'error' || r.level === 'warning');
+}

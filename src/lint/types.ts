@@ -1,0 +1,82 @@
+import type { Node, Tree } from './bash-parser.js';
+
+/** pkgcheck's result levels. */
+export type Level = 'error' | 'warning' | 'style' | 'info';
+
+/** A result keyword a check can emit, named after pkgcheck's where one exists. */
+export interface Keyword {
+  name: string;
+  level: Level;
+  description: string;
+}
+
+/** One finding, in the fields of pkgcheck's JSON reporter plus a line. */
+export interface LintResult {
+  category: string;
+  package: string;
+  version: string;
+  keyword: string;
+  level: Level;
+  message: string;
+  file: string;
+  line?: number;
+}
+
+/** What the runner knows about the ebuild under check. */
+export interface EbuildInput {
+  /** Path for messages, e.g. "sci-libs/rocBLAS/rocBLAS-6.2.2.ebuild". */
+  file: string;
+  atom: string;
+  version: string;
+  text: string;
+  /** The package's metadata.xml, when checking a package directory. */
+  metadata?: string;
+  /** IUSE the inherited eclasses add (amdgpu_targets_* from rocm.eclass), with defaults marked "+". */
+  eclassIuse?: string[];
+  /** ROCM_REQUIRED_USE as the eclass computes it for this ebuild. */
+  rocmRequiredUse?: string;
+  /** GitHub repositories the package's sources come from (for MissingRemoteId). */
+  upstreamRepos?: string[];
+  /** The year the copyright header must end with. */
+  year: number;
+}
+
+export interface Assignment {
+  name: string;
+  /** The value with one level of quotes removed. */
+  value: string;
+  line: number;
+  node: Node;
+}
+
+export interface Command {
+  name: string;
+  node: Node;
+  line: number;
+  /** The function the command is in, undefined at global scope. */
+  fn?: string;
+}
+
+/** Facts extracted once from the parse tree and shared by all checks. */
+export interface EbuildFacts {
+  input: EbuildInput;
+  tree: Tree;
+  lines: string[];
+  /** Top-level assignments in file order. */
+  globals: Assignment[];
+  globalMap: Map<string, Assignment>;
+  inherits: string[];
+  inheritLine?: number;
+  functions: Map<string, Node>;
+  commands: Command[];
+  /** IUSE flags without +/- (ebuild's own and the eclasses'). */
+  iuse: Set<string>;
+  /** Flags enabled by default (+flag). */
+  iuseDefaults: Set<string>;
+}
+
+export interface Check {
+  name: string;
+  keywords: Keyword[];
+  run(facts: EbuildFacts): Omit<LintResult, 'category' | 'package' | 'version' | 'file' | 'level'>[];
+}
