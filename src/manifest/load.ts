@@ -4,7 +4,7 @@ import fg from 'fast-glob';
 import { ManifestError, sortIssues, type ManifestIssue } from './issues.js';
 import { SchemaValidator } from './schema-validator.js';
 import type { ComponentSpec, ExternalSpec, StackSpec } from './types.js';
-import { readYamlSource, type YamlSource } from './yaml-source.js';
+import { locate, readYamlSource, type YamlSource } from './yaml-source.js';
 import { checkManifest } from './semantic.js';
 
 export interface LoadedComponent {
@@ -21,7 +21,7 @@ export interface Manifest {
   stackSource: YamlSource;
   components: LoadedComponent[];
   external: ExternalSpec;
-  externalSource: YamlSource;
+  externalSources: YamlSource[];
   /** Absolute path of the GPU target policy file. */
   targetsFile: string;
 }
@@ -56,10 +56,29 @@ export async function loadManifest(file: string): Promise<Manifest> {
   const stack = stackSource.value as StackSpec;
   const dir = path.dirname(stackFile);
 
-  const externalFile = path.resolve(dir, stack.external);
-  const externalRead = await readYamlSource(externalFile);
-  issues.push(...externalRead.issues);
-  if (externalRead.source) issues.push(...validator.validate('external.schema.json', externalRead.source));
+  // Several files may list external packages (one per category or team); they merge.
+  const external: ExternalSpec = { packages: {} };
+  const externalSources: YamlSource[] = [];
+  const externalFiles = (await fg(stack.external, { cwd: dir, absolute: true, onlyFiles: true })).sort();
+  if (externalFiles.length === 0) {
+    issues.push({ file: stackFile, line: 1, column: 1, path: '$.external', message: `no file matches ${stack.external.join(', ')}`, hint: 'list the files of ::gentoo packages, e.g. [external.yaml]' });
+  }
+  for (const f of externalFiles) {
+    const read = await readYamlSource(f);
+    issues.push(...read.issues);
+    if (!read.source) continue;
+    const own = validator.validate('external.schema.json', read.source);
+    issues.push(...own);
+    if (own.length > 0) continue;
+    externalSources.push(read.source);
+    for (const [atom, info] of Object.entries((read.source.value as ExternalSpec).packages)) {
+      const prev = external.packages[atom];
+      if (prev && JSON.stringify(prev) !== JSON.stringify(info)) {
+        issues.push({ file: f, ...locate(read.source, ['packages'], atom), path: `$.packages["${atom}"]`, message: `${atom} is listed differently in another external file`, hint: 'keep one entry per package' });
+      }
+      external.packages[atom] = info;
+    }
+  }
 
   const files = await fg(stack.components, { cwd: dir, absolute: true, onlyFiles: true });
   files.sort();
@@ -99,8 +118,8 @@ export async function loadManifest(file: string): Promise<Manifest> {
     stack,
     stackSource,
     components,
-    external: externalRead.source!.value as ExternalSpec,
-    externalSource: externalRead.source!,
+    external,
+    externalSources,
     targetsFile: path.resolve(dir, stack.targets),
   };
   const semantic = await checkManifest(manifest);

@@ -216,8 +216,8 @@ function checkRelease(model: StackModel): ManifestIssue[] {
             issueAt(
               c,
               [...at, 'atom'],
-              `NonexistentDeps: ${d.atom} is neither a stack component nor listed in ${path.basename(model.manifest.stack.external)}`,
-              near ? `did you mean ${near}?` : `add it to ${model.manifest.stack.external} if ::gentoo has it`,
+              `NonexistentDeps: ${d.atom} is neither a stack component nor listed in ${'the external package list'}`,
+              near ? `did you mean ${near}?` : 'add it to an external package file if ::gentoo has it',
             ),
           );
         }
@@ -258,7 +258,7 @@ function checkRelease(model: StackModel): ManifestIssue[] {
     ] as const) {
       list.forEach((d, i) => {
         if (!external[d.atom] && !model.byAtom.has(d.atom)) {
-          issues.push(issueAt(c, [...at, i, 'atom'], `NonexistentDeps: ${d.atom} is not listed in ${path.basename(model.manifest.stack.external)}`, 'add it to the external package list'));
+          issues.push(issueAt(c, [...at, i, 'atom'], `NonexistentDeps: ${d.atom} is not listed in ${'the external package list'}`, 'add it to the external package list'));
         }
       });
     }

@@ -160,7 +160,7 @@ export interface StackSpec {
   defaults?: { tag?: string; keywords?: string; maintainers?: MaintainerSpec[] };
   releases: Record<string, ReleaseSpec>;
   targets: string;
-  external: string;
+  external: string[];
   components: string[];
   projects?: Record<string, string[]>;
   excluded?: { project: string; reason: string; releases?: VersionRange }[];
