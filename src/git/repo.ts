@@ -1,10 +1,7 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { existsSync } from 'node:fs';
 import { simpleGit, type SimpleGit } from 'simple-git';
 import { UserError } from '../cli/errors.js';
 import { ExitCode } from '../cli/exit-codes.js';
-
-const run = promisify(execFile);
 
 export interface Identity {
   name: string;
@@ -13,19 +10,23 @@ export interface Identity {
 
 /** The git side of an overlay: state checks that must pass before anything is written. */
 export class OverlayRepo {
-  readonly git: SimpleGit;
+  private client?: SimpleGit;
 
-  constructor(readonly dir: string) {
-    this.git = simpleGit({ baseDir: dir, config: ['core.quotepath=off'] });
+  constructor(readonly dir: string) {}
+
+  /** simple-git needs an existing directory, and the overlay may not exist yet. */
+  get git(): SimpleGit {
+    this.client ??= simpleGit({ baseDir: this.dir, config: ['core.quotepath=off'], maxConcurrentProcesses: 4 });
+    return this.client;
   }
 
-  /** Run git with stdin/stdout as strings (for plumbing simple-git has no verb for). */
-  async raw(args: string[], env?: NodeJS.ProcessEnv): Promise<string> {
-    const { stdout } = await run('git', args, { cwd: this.dir, env: { ...process.env, ...env }, maxBuffer: 256 * 1024 * 1024 });
-    return stdout;
+  /** Plumbing commands simple-git has no verb for. */
+  async raw(args: string[]): Promise<string> {
+    return this.git.raw(args);
   }
 
   async isRepository(): Promise<boolean> {
+    if (!existsSync(this.dir)) return false;
     try {
       const top = (await this.raw(['rev-parse', '--show-toplevel'])).trim();
       const here = (await this.raw(['rev-parse', '--show-prefix'])).trim();
@@ -61,10 +62,10 @@ export class OverlayRepo {
     }
   }
 
-  /** Lines of `git status --porcelain`, untracked files included. */
+  /** Paths with uncommitted changes, untracked files included. */
   async dirt(): Promise<string[]> {
-    const status = await this.raw(['status', '--porcelain', '--untracked-files=all']);
-    return status.split('\n').filter(Boolean);
+    const status = await this.git.status(['--untracked-files=all']);
+    return status.files.map((f) => `${f.index}${f.working_dir} ${f.path}`);
   }
 
   async requireClean(): Promise<void> {
@@ -81,23 +82,8 @@ export class OverlayRepo {
     }
   }
 
-  /** The committer identity, as git would use it; a clear error when none is configured. */
   async identity(): Promise<Identity> {
-    let ident: string;
-    try {
-      ident = (await this.raw(['var', 'GIT_COMMITTER_IDENT'])).trim();
-    } catch {
-      throw new UserError(
-        'no git identity is configured, so commits cannot carry a Signed-off-by line (GLEP 76).\n' +
-          'Set one with: git config --global user.name "Your Name" && git config --global user.email you@example.org',
-        ExitCode.overlayRefused,
-      );
-    }
-    const m = /^(.*) <([^>]*)> \d+ [+-]\d{4}$/.exec(ident);
-    if (!m || !m[1] || !m[2]) {
-      throw new UserError(`cannot read the git identity from "${ident}"`, ExitCode.overlayRefused);
-    }
-    return { name: m[1], email: m[2] };
+    return gitIdentity(this.dir);
   }
 
   async config(key: string): Promise<string | undefined> {
@@ -107,4 +93,23 @@ export class OverlayRepo {
       return undefined;
     }
   }
+}
+
+/** The committer identity git would use in `cwd`; a clear error when none is configured. */
+export async function gitIdentity(cwd: string): Promise<Identity> {
+  let ident: string;
+  try {
+    ident = (await simpleGit({ baseDir: cwd }).raw(['var', 'GIT_COMMITTER_IDENT'])).trim();
+  } catch {
+    throw new UserError(
+      'no git identity is configured, so commits cannot carry a Signed-off-by line (GLEP 76).\n' +
+        'Set one with: git config --global user.name "Your Name" && git config --global user.email you@example.org',
+      ExitCode.overlayRefused,
+    );
+  }
+  const m = /^(.*) <([^>]*)> \d+ [+-]\d{4}$/.exec(ident);
+  if (!m || !m[1] || !m[2]) {
+    throw new UserError(`cannot read the git identity from "${ident}"`, ExitCode.overlayRefused);
+  }
+  return { name: m[1], email: m[2] };
 }

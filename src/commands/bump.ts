@@ -1,0 +1,99 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../cli/base-command.js';
+import { createProgress } from '../cli/progress.js';
+import { manifestFlag } from '../cli/stack.js';
+import { runBump, type BumpResult } from '../bump/run.js';
+import { createProgress as createDistfileProgress, mirrorsFromEnv } from '../distfiles/index.js';
+
+export default class Bump extends BaseCommand {
+  static override summary = 'Move an overlay to a ROCm release: ebuilds, Manifests, one commit per package';
+  static override description = `Generates every package of the release from the stack manifest and commits them to
+the overlay in build order, one commit per package ("cat/pkg: add 6.2.2", or "new package, add 6.2.2"),
+each signed off with your git identity. A missing overlay is created as a git repository with
+profiles/repo_name, metadata/layout.conf (thin Manifests, BLAKE2B SHA512), profiles/desc/amdgpu_targets.desc
+and eclass/rocm.eclass, each in its own first commit. Packages already at the release are kept untouched, so
+re-running changes nothing. Distfiles are downloaded into the distdir (see --offline) and hashed into thin
+Manifests.
+
+The commits are built off the branch and the branch moves once, at the end: interrupted at any point, even
+by SIGKILL, the overlay's branch is either as before or fully bumped. A dirty worktree is refused.
+
+Exit codes: 0 done (or nothing to do), 2 invalid manifest, unknown release or bad flags, 3 distfiles missing
+with --offline (nothing written), 4 overlay refused (dirty worktree, not a git repository, no git identity,
+detached HEAD, incompatible layout.conf), 5 a download or verification failed (nothing written; what was
+fetched stays in the distdir), 6 a generated ebuild failed the QA checks (nothing written).`;
+
+  static override examples = [
+    {
+      description: 'Bump (or create) an overlay to ROCm 6.2.2, downloading distfiles into the default distdir',
+      command: '<%= config.bin %> <%= command.id %> 6.2.2 --overlay ~/rocm-overlay',
+    },
+    { description: 'Show the plan as JSON, change nothing', command: '<%= config.bin %> <%= command.id %> 6.2.2 --overlay ~/rocm-overlay --dry-run --json' },
+    {
+      description: 'Use only distfiles already on disk, and drop the older versions of the stack',
+      command: '<%= config.bin %> <%= command.id %> 6.2.2 --overlay ~/rocm-overlay --distdir /var/cache/distfiles --offline --drop-old',
+    },
+    { description: 'Write the files but leave committing to you', command: '<%= config.bin %> <%= command.id %> 6.2.2 --overlay ~/rocm-overlay --no-commit' },
+  ];
+
+  static override args = {
+    version: Args.string({ description: 'ROCm release, e.g. 6.2.2', required: true }),
+  };
+
+  static override flags = {
+    overlay: Flags.string({ char: 'o', description: 'the overlay (a git repository; created when missing)', required: true, helpValue: 'DIR' }),
+    manifest: manifestFlag,
+    distdir: Flags.string({ description: 'where distfiles are found and downloaded to (default: $DISTDIR, else ~/.cache/rocm-ebuild/distfiles)', helpValue: 'DIR' }),
+    offline: Flags.boolean({ description: 'do not download: use only what the distdir holds (exit 3 listing what is missing)' }),
+    mirror: Flags.string({ description: 'a flat mirror tried before upstream as URL/<file> (repeatable; GENTOO_MIRRORS is honoured too)', multiple: true, helpValue: 'URL' }),
+    jobs: Flags.integer({ char: 'j', description: 'downloads at once', min: 1, max: 64 }),
+    'drop-old': Flags.boolean({ description: "remove the stack's older versions from the overlay, one `drop` commit per package" }),
+    'dry-run': Flags.boolean({ char: 'n', description: 'print the plan; change nothing' }),
+    'no-commit': Flags.boolean({ description: 'write the changes into the worktree without committing' }),
+  };
+
+  async run(): Promise<BumpResult> {
+    const { args, flags } = await this.parse(Bump);
+    const json = this.jsonEnabled();
+    const result = await runBump({
+      version: args.version,
+      overlay: flags.overlay,
+      ...(flags.manifest ? { manifest: flags.manifest } : {}),
+      ...(flags.distdir ? { distdir: flags.distdir } : {}),
+      offline: flags.offline,
+      dropOld: flags['drop-old'],
+      dryRun: flags['dry-run'],
+      commit: !flags['no-commit'],
+      ...(flags.jobs ? { jobs: flags.jobs } : {}),
+      mirrors: [...(flags.mirror ?? []), ...mirrorsFromEnv()],
+      progress: createProgress({ quiet: json }),
+      distfileProgress: createDistfileProgress({ quiet: json }),
+      warn: (m) => (json ? process.stderr.write(`warning: ${m}\n`) : this.warn(m)),
+    });
+    if (!json) this.report(result);
+    return result;
+  }
+
+  private report(r: BumpResult): void {
+    const count = (a: string) => r.packages.filter((p) => p.action === a).length;
+    if (r.dryRun) {
+      this.log(`ROCm ${r.version} → ${r.overlay} (dry run: nothing written)`);
+      for (const s of r.scaffold) if (s.action === 'add') this.log(`  add   ${s.what === 'repository' ? 'repository scaffolding' : s.what === 'eclass' ? 'eclass/rocm.eclass' : 'profiles/desc/amdgpu_targets.desc'}`);
+      for (const p of r.packages) {
+        const files = p.distfiles.map((d) => d.name).join(' ');
+        this.log(`  ${p.action.padEnd(5)} ${p.atom}-${p.version}${p.newPackage ? ' (new package)' : ''}${p.action === 'add' && files ? `  [${files}]` : ''}`);
+      }
+    } else if (r.commits.length === 0) {
+      this.log(`${r.overlay} already holds ROCm ${r.version}: nothing to do`);
+      return;
+    } else {
+      for (const c of r.commits) this.log(`  ${c.subject}`);
+      this.log(
+        r.committed
+          ? `${r.commits.length} commits on ${r.branch} (${r.head?.slice(0, 12)}); review with: git -C ${r.overlay} log --stat`
+          : `${r.commits.length} commits' worth of changes left uncommitted in ${r.overlay} (--no-commit)`,
+      );
+    }
+    this.log(`${count('add')} to add, ${count('keep')} kept, ${count('drop')} dropped`);
+  }
+}
