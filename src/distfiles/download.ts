@@ -1,0 +1,156 @@
+import { promises as fs } from 'node:fs';
+import type { Dispatcher } from 'undici';
+import { get, headerValue, type HttpResponse } from './http.js';
+import { classifyError, classifyStatus, parseRetryAfter, type FailureKind } from './retry-policy.js';
+
+/** What a download may resume from: written next to `<name>.partial` when the server offers a validator. */
+export interface PartialMeta {
+  url: string;
+  /** A strong ETag or a Last-Modified date, sent back as If-Range. */
+  validator: string;
+}
+
+export interface AttemptRequest {
+  url: string;
+  partial: string;
+  metaFile: string;
+  /** Bytes at the start of the partial file worth keeping; 0 starts over. */
+  resumeFrom: number;
+  /** Sent as If-Range so a server whose file changed answers with all of it instead of the rest. */
+  validator?: string;
+  /** From the Manifest: a body that would make the file any other size is refused before or while it arrives. */
+  expectedSize?: number;
+  dispatcher: Dispatcher;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  onStart(info: { url: string; offset: number; size?: number }): void;
+  onBytes(bytesOnDisk: number): void;
+}
+
+export type AttemptResult =
+  | { ok: true; url: string; bytes: number; resumedFrom: number; lastModifiedMs?: number }
+  | {
+      ok: false;
+      url: string;
+      kind: FailureKind;
+      outcome: string;
+      retryAfterMs?: number;
+      /** Bytes of the partial file now on disk. */
+      bytes: number;
+      /** The partial file is no use and must be discarded before the next attempt. */
+      discardPartial?: boolean;
+    };
+
+const CONTENT_RANGE = /^bytes (\d+)-(\d+)\/(\d+|\*)$/;
+
+function via(res: HttpResponse): string {
+  return res.redirected ? ` (redirected to ${res.url})` : '';
+}
+
+function strongValidator(res: HttpResponse): string | undefined {
+  const etag = headerValue(res.headers, 'etag');
+  if (etag && !etag.startsWith('W/')) return etag;
+  return headerValue(res.headers, 'last-modified');
+}
+
+/**
+ * One GET of one URL into the partial file. Never throws for network or HTTP
+ * trouble: the result says what happened and what it means for the next try.
+ */
+export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResult> {
+  let bytes = req.resumeFrom;
+  const fail = (kind: FailureKind, outcome: string, extra: Partial<Extract<AttemptResult, { ok: false }>> = {}) =>
+    ({ ok: false, url: req.url, kind, outcome, bytes, ...extra }) as const;
+
+  const headers: { [name: string]: string } = {};
+  if (req.resumeFrom > 0) {
+    headers.range = `bytes=${req.resumeFrom}-`;
+    if (req.validator) headers['if-range'] = req.validator;
+  }
+  let res: HttpResponse;
+  try {
+    res = await get(req.url, { dispatcher: req.dispatcher, timeoutMs: req.timeoutMs, headers, ...(req.signal ? { signal: req.signal } : {}) });
+  } catch (err) {
+    const c = classifyError(err);
+    return fail(c.kind, c.outcome);
+  }
+
+  let offset: number;
+  let total: number | undefined;
+  if (res.statusCode === 206 && req.resumeFrom > 0) {
+    const m = CONTENT_RANGE.exec(headerValue(res.headers, 'content-range') ?? '');
+    if (!m || Number(m[1]) !== req.resumeFrom) {
+      await res.body.dump();
+      return fail('transient', `server sent a range other than the one asked for${via(res)}`, { bytes: 0, discardPartial: true });
+    }
+    offset = req.resumeFrom;
+    total = m[3] === '*' ? undefined : Number(m[3]);
+  } else if (res.statusCode === 200) {
+    // No range support, or If-Range said the file changed: the whole file follows.
+    offset = 0;
+    const length = headerValue(res.headers, 'content-length');
+    total = length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined;
+  } else if (res.statusCode === 416 && req.resumeFrom > 0) {
+    await res.body.dump();
+    return fail('transient', `range not satisfiable: the partial file is not a prefix of this one${via(res)}`, {
+      bytes: 0,
+      discardPartial: true,
+    });
+  } else {
+    await res.body.dump().catch(() => undefined);
+    const c = classifyStatus(res.statusCode);
+    const retryAfterMs = parseRetryAfter(headerValue(res.headers, 'retry-after'));
+    return fail(c.kind, `${c.outcome}${via(res)}`, retryAfterMs !== undefined ? { retryAfterMs } : {});
+  }
+
+  if (req.expectedSize !== undefined && total !== undefined && total !== req.expectedSize) {
+    await res.body.dump().catch(() => undefined);
+    return fail('wrong-url', `serves ${total} bytes, the Manifest says ${req.expectedSize}${via(res)}`);
+  }
+
+  const validator = strongValidator(res);
+  if (validator) {
+    const meta: PartialMeta = { url: req.url, validator };
+    await fs.writeFile(req.metaFile, JSON.stringify(meta));
+  } else {
+    await fs.rm(req.metaFile, { force: true });
+  }
+
+  bytes = offset;
+  req.onStart({ url: res.url, offset, ...(total !== undefined ? { size: total } : {}) });
+  let handle: fs.FileHandle | undefined;
+  try {
+    handle = await fs.open(req.partial, offset > 0 ? 'r+' : 'w');
+    if (offset > 0) await handle.truncate(offset);
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      if (req.expectedSize !== undefined && bytes + chunk.length > req.expectedSize) {
+        res.body.destroy();
+        return fail('wrong-url', `sends more than the ${req.expectedSize} bytes the Manifest says${via(res)}`, {
+          discardPartial: true,
+        });
+      }
+      await handle.write(chunk, 0, chunk.length, bytes);
+      bytes += chunk.length;
+      req.onBytes(bytes);
+    }
+    if (total !== undefined && bytes !== total) {
+      return fail('transient', `body ended after ${bytes} of ${total} bytes${via(res)}`);
+    }
+    // On disk before the rename makes it a distfile: a crash must not leave a short file under the final name.
+    await handle.datasync();
+  } catch (err) {
+    res.body.destroy();
+    const c = classifyError(err);
+    return fail(c.kind, `${c.outcome} after ${bytes} bytes${via(res)}`);
+  } finally {
+    await handle?.close();
+  }
+  const lastModified = Date.parse(headerValue(res.headers, 'last-modified') ?? '');
+  return {
+    ok: true,
+    url: res.url,
+    bytes,
+    resumedFrom: offset,
+    ...(Number.isNaN(lastModified) ? {} : { lastModifiedMs: lastModified }),
+  };
+}

@@ -1,0 +1,284 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { Dispatcher } from 'undici';
+import { downloadAttempt, type AttemptResult, type PartialMeta } from './download.js';
+import { sameContentStamp, stampOf } from './file-stamp.js';
+import { RACY_MARGIN_MS } from './hash-cache.js';
+import type { Hasher } from './hash.js';
+import { partialMetaPath, partialPath } from './locations.js';
+import type { Candidate, MirrorSet } from './mirror-set.js';
+import { backoffDelay, classifyError, MAX_PROGRESS_RETRIES, type FailureKind, type RetryPolicy } from './retry-policy.js';
+import { sleep } from './sleep.js';
+import type { DistfileAttempt, DistfileNeed, DistfileProgress, DistfileResult, ManifestEntry } from './types.js';
+import { mismatch } from './verify.js';
+
+export interface FetchContext {
+  distdir: string;
+  dispatcher: Dispatcher;
+  mirrors: MirrorSet;
+  policy: RetryPolicy;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  progress: DistfileProgress;
+  hasher: Hasher;
+}
+
+/** Mirrors are a shortcut, not the source of truth: one retry there, then on to the next URL. */
+const MIRROR_RETRIES = 1;
+
+interface Failure {
+  kind: FailureKind | 'mismatch';
+  outcome: string;
+}
+
+async function readMeta(file: string): Promise<PartialMeta | undefined> {
+  try {
+    const meta = JSON.parse(await fs.readFile(file, 'utf8')) as Partial<PartialMeta>;
+    return typeof meta.url === 'string' && typeof meta.validator === 'string' ? (meta as PartialMeta) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function sizeOf(file: string): Promise<number> {
+  try {
+    return (await fs.stat(file)).size;
+  } catch {
+    return 0;
+  }
+}
+
+async function discard(...files: string[]): Promise<void> {
+  await Promise.all(files.map((f) => fs.rm(f, { force: true })));
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  let handle: fs.FileHandle | undefined;
+  try {
+    handle = await fs.open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // Some file systems cannot fsync a directory; the rename is still atomic there.
+  } finally {
+    await handle?.close();
+  }
+}
+
+/**
+ * How much of the partial file the next request may keep. Resuming is safe when
+ * the Manifest will check the result anyway, or when the same URL gave a
+ * validator that If-Range can hold the server to; otherwise a new distfile
+ * (no Manifest entry yet) could be stitched from two different versions of it.
+ */
+async function resumePoint(
+  partial: string,
+  metaFile: string,
+  url: string,
+  expected: ManifestEntry | undefined,
+): Promise<{ from: number; validator?: string }> {
+  const size = await sizeOf(partial);
+  if (size === 0) return { from: 0 };
+  const meta = await readMeta(metaFile);
+  const validator = meta && meta.url === url ? meta.validator : undefined;
+  if (expected) {
+    if (size > expected.size) {
+      await discard(partial, metaFile);
+      return { from: 0 };
+    }
+    return { from: size, ...(validator ? { validator } : {}) };
+  }
+  if (validator) return { from: size, validator };
+  await discard(partial, metaFile);
+  return { from: 0 };
+}
+
+/** An mtime safely older than the racy window, so the hash cache can trust the entry it is about to get. */
+function settledMtime(lastModifiedMs: number | undefined): Date {
+  const latest = Date.now() - 2 * RACY_MARGIN_MS;
+  return new Date(lastModifiedMs !== undefined && lastModifiedMs < latest ? lastModifiedMs : latest);
+}
+
+function hintFor(failures: Failure[], need: DistfileNeed, ctx: FetchContext, partialBytes: number): string {
+  const ebuilds = [...new Set(need.neededBy.map((n) => n.ebuild))].join(', ') || 'the ebuild';
+  const atoms = [...new Set(need.neededBy.map((n) => n.atom))];
+  const last = failures[failures.length - 1];
+  if (!last) {
+    return `No URL is known for ${need.name}: check SRC_URI of ${ebuilds}, or copy the file into ${ctx.distdir} and run again.`;
+  }
+  if (ctx.signal?.aborted) return 'Interrupted. Run again: finished files are kept and partial downloads resume.';
+  if (last.kind === 'fatal') {
+    return `Fix the distdir (${ctx.distdir}): free space or permissions, or choose another with --distdir, then run again.`;
+  }
+  if (failures.some((f) => f.kind === 'mismatch')) {
+    const manifests = atoms.map((a) => `${a}/Manifest`).join(', ');
+    return (
+      `What the server sends differs from the Manifest entry, so it was not kept. If upstream re-generated ` +
+      `the archive, delete the DIST ${need.name} line from ${manifests} and run again to record the new ` +
+      `digests after checking the change; otherwise the Manifest is right and another mirror may have the file.`
+    );
+  }
+  if (failures.every((f) => f.kind === 'wrong-url' && /^HTTP 4/.test(f.outcome))) {
+    return (
+      `No URL has ${need.name}: check SRC_URI of ${ebuilds} (a renamed tag or release file?), ` +
+      `or copy the file into ${ctx.distdir} and run again.`
+    );
+  }
+  const kept = partialBytes > 0 ? ` ${partialBytes} bytes already downloaded are kept and will be resumed.` : '';
+  return (
+    `Network trouble. Run again: files already fetched are not fetched again.${kept} ` +
+    `Check the connection or HTTP(S)_PROXY, raise --timeout, or add a --mirror.`
+  );
+}
+
+/**
+ * Fetches one distfile into `<distdir>/<name>`: mirrors first, then upstream,
+ * each URL retried with backoff on transient failures, partial data resumed.
+ * The file appears under its final name only after it was hashed and, when a
+ * Manifest entry exists, matched it.
+ */
+export async function fetchDistfile(
+  need: DistfileNeed,
+  ctx: FetchContext,
+  priorAttempts: DistfileAttempt[] = [],
+): Promise<DistfileResult> {
+  const { name, expected } = need;
+  const final = path.join(ctx.distdir, name);
+  const partial = partialPath(ctx.distdir, name);
+  const metaFile = partialMetaPath(ctx.distdir, name);
+  const attempts: DistfileAttempt[] = [...priorAttempts];
+  const failures: Failure[] = [];
+
+  const { candidates: mirrorCandidates, skipped } = await ctx.mirrors.candidatesFor(name);
+  attempts.push(...skipped);
+  const seen = new Set<string>();
+  const candidates: Candidate[] = [...mirrorCandidates, ...need.urls.map((url) => ({ url }))].filter((c) => {
+    if (seen.has(c.url)) return false;
+    seen.add(c.url);
+    return true;
+  });
+
+  const note = (url: string, outcome: string, kind: Failure['kind'], retryInMs?: number) => {
+    const attempt = { url, outcome };
+    attempts.push(attempt);
+    failures.push({ kind, outcome });
+    ctx.progress.attemptFailed(name, attempt, retryInMs);
+  };
+
+  /** Hash the finished partial, check it, and move it into place. */
+  const install = async (
+    result: Extract<AttemptResult, { ok: true }>,
+  ): Promise<{ entry: ManifestEntry } | { problem: string }> => {
+    const mtime = settledMtime(result.lastModifiedMs);
+    await fs.utimes(partial, mtime, mtime);
+    ctx.progress.hashing(name, result.bytes);
+    const hashed = await ctx.hasher.hash(partial, { name, useCache: false });
+    const problem = expected ? mismatch(hashed.entry, expected) : undefined;
+    if (problem) return { problem };
+    await fs.rename(partial, final);
+    await syncDirectory(ctx.distdir);
+    await discard(metaFile);
+    const after = stampOf(await fs.stat(final, { bigint: true }));
+    // Our rename moved ctime and nothing else; anything more means someone else wrote the file meanwhile.
+    if (hashed.readStartMs !== undefined && sameContentStamp(hashed.stamp, after)) {
+      ctx.hasher.record(final, after, hashed.entry, hashed.readStartMs);
+    }
+    return { entry: hashed.entry };
+  };
+
+  for (const candidate of candidates) {
+    const isMirror = candidate.mirror !== undefined;
+    const retries = isMirror ? Math.min(MIRROR_RETRIES, ctx.policy.retries) : ctx.policy.retries;
+    let failuresInARow = 0;
+    let progressRetries = 0;
+    let restartedAfterMismatch = false;
+    while (!ctx.signal?.aborted) {
+      const resume = await resumePoint(partial, metaFile, candidate.url, expected);
+      let result: AttemptResult;
+      if (expected && resume.from === expected.size) {
+        // An earlier run got every byte but stopped before installing it.
+        result = { ok: true, url: candidate.url, bytes: resume.from, resumedFrom: resume.from };
+      } else {
+        result = await downloadAttempt({
+          url: candidate.url,
+          partial,
+          metaFile,
+          resumeFrom: resume.from,
+          ...(resume.validator ? { validator: resume.validator } : {}),
+          ...(expected ? { expectedSize: expected.size } : {}),
+          dispatcher: ctx.dispatcher,
+          timeoutMs: ctx.timeoutMs,
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
+          onStart: (info) => ctx.progress.downloading(name, info),
+          onBytes: (bytes) => ctx.progress.received(name, bytes),
+        });
+      }
+
+      if (result.ok) {
+        let installed: Awaited<ReturnType<typeof install>>;
+        try {
+          installed = await install(result);
+        } catch (err) {
+          const c = classifyError(err);
+          note(candidate.url, `could not verify or install the download: ${c.outcome}`, 'fatal');
+          break;
+        }
+        if ('entry' in installed) {
+          attempts.push({ url: result.url, outcome: result.resumedFrom > 0 ? `ok (resumed at ${result.resumedFrom} bytes)` : 'ok' });
+          return { name, status: 'fetched', path: final, entry: installed.entry, source: result.url, attempts, neededBy: need.neededBy };
+        }
+        await discard(partial, metaFile);
+        if (result.resumedFrom > 0 && !restartedAfterMismatch) {
+          // The old prefix may be what was wrong: one clean download from this URL decides.
+          restartedAfterMismatch = true;
+          note(candidate.url, `resumed download does not match the Manifest (${installed.problem}); downloading it whole`, 'mismatch', 0);
+          continue;
+        }
+        note(result.url, `content does not match the Manifest (${installed.problem})`, 'mismatch');
+        break;
+      }
+
+      if (result.discardPartial) await discard(partial, metaFile);
+      if (result.kind === 'fatal') {
+        note(result.url, result.outcome, 'fatal');
+        break;
+      }
+      if (result.kind === 'wrong-url') {
+        note(result.url, result.outcome, 'wrong-url');
+        break;
+      }
+      const madeProgress = result.bytes > resume.from;
+      if (madeProgress && progressRetries < MAX_PROGRESS_RETRIES) {
+        progressRetries++;
+        failuresInARow = 0;
+      } else {
+        failuresInARow++;
+      }
+      if (failuresInARow > retries) {
+        note(result.url, result.outcome, 'transient');
+        if (isMirror && result.bytes === 0) ctx.mirrors.markDead(candidate.mirror!, result.outcome);
+        break;
+      }
+      const delay = backoffDelay(ctx.policy, Math.max(1, failuresInARow), result.retryAfterMs);
+      note(result.url, result.outcome, 'transient', delay);
+      await sleep(delay, ctx.signal);
+    }
+    if (ctx.signal?.aborted) break;
+    if (failures[failures.length - 1]?.kind === 'fatal') break;
+  }
+
+  const last = attempts[attempts.length - 1];
+  const partialBytes = await sizeOf(partial);
+  const error = ctx.signal?.aborted
+    ? `fetching ${name} was interrupted`
+    : !last
+      ? `no URL to fetch ${name} from`
+      : `could not fetch ${name}: ${last.outcome} (${last.url})${candidates.length > 1 ? `, after trying ${candidates.length} URLs` : ''}`;
+  return {
+    name,
+    status: 'failed',
+    attempts,
+    error,
+    hint: hintFor(failures, need, ctx, partialBytes),
+    neededBy: need.neededBy,
+  };
+}

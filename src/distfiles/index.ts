@@ -1,0 +1,21 @@
+/**
+ * Distfiles: fetch what the ebuilds need into the distdir, hash it (BLAKE2B and
+ * SHA512 in one read), and produce thin-Manifest text. The overlay module
+ * writes the Manifests; nothing here touches an overlay.
+ */
+export type {
+  DistfileAttempt,
+  DistfileNeed,
+  DistfileProgress,
+  DistfileResult,
+  DistfileStatus,
+  EnsureOptions,
+  ManifestEntry,
+} from './types.js';
+export { ensureDistfiles, DEFAULT_JOBS, DEFAULT_TIMEOUT_MS } from './ensure.js';
+export { resolveDistdir, defaultHashCacheFile } from './locations.js';
+export { mirrorsFromEnv, parseLayoutConf, layoutPath } from './mirrors.js';
+export { hashFiles } from './hash.js';
+export { parseManifest, formatManifest, updateManifest, ManifestSyntaxError, isValidDistfileName } from './manifest-file.js';
+export { createProgress, silentProgress, type DistfileProgressOptions } from './progress.js';
+export { describeProblem, allVerified } from './report.js';

@@ -1,0 +1,43 @@
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+/** $XDG_CACHE_HOME/rocm-ebuild, or ~/.cache/rocm-ebuild (XDG Base Directory spec: relative values are ignored). */
+export function cacheHome(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = env.XDG_CACHE_HOME;
+  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(env.HOME || os.homedir(), '.cache');
+  return path.join(base, 'rocm-ebuild');
+}
+
+/** --distdir, else $DISTDIR (as Portage exports it), else a directory under the user's cache. */
+export function resolveDistdir(flag?: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (flag) return path.resolve(flag);
+  if (env.DISTDIR) return path.resolve(env.DISTDIR);
+  return path.join(cacheHome(env), 'distfiles');
+}
+
+export function defaultHashCacheFile(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(cacheHome(env), 'hash-cache.json');
+}
+
+/** Names of the files a download leaves next to its target while it is not finished. */
+export function partialPath(distdir: string, name: string): string {
+  return path.join(distdir, `${name}.partial`);
+}
+
+export function partialMetaPath(distdir: string, name: string): string {
+  return path.join(distdir, `${name}.partial.json`);
+}
+
+export function lockPath(distdir: string, name: string): string {
+  return path.join(distdir, `${name}.partial.lock`);
+}
+
+/**
+ * Where a distfile that fails verification is moved: kept for inspection rather
+ * than deleted, under the name Portage uses for the same situation so Gentoo
+ * users recognise it.
+ */
+export function quarantinePath(distdir: string, name: string): string {
+  return path.join(distdir, `${name}._checksum_failure_.${randomBytes(4).toString('hex')}`);
+}

@@ -1,0 +1,189 @@
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/**
+ * A real HTTP server on 127.0.0.1 for download tests, with faults that can be
+ * queued per path. Each request to a path takes the next queued fault; when
+ * none is left the file is served normally (with Range support unless off).
+ */
+export type Fault =
+  /** Answer with this status and an empty body. */
+  | { kind: 'status'; status: number; headers?: { [name: string]: string } }
+  /** Redirect elsewhere (absolute path on this server or a full URL). */
+  | { kind: 'redirect'; to: string; status?: number }
+  /** Promise the whole body, send `after` bytes, then reset the connection. */
+  | { kind: 'cut'; after: number }
+  /** Promise the whole body in Content-Length, send `after` bytes, then close the connection cleanly. */
+  | { kind: 'truncate'; after: number }
+  /** Send `after` bytes, then nothing more until the client gives up. */
+  | { kind: 'stall'; after: number }
+  /** Serve this body instead of the real one (with its own length). */
+  | { kind: 'content'; body: Buffer }
+  /** Serve normally: lets a fault follow a success in the queue. */
+  | { kind: 'ok' }
+  /**
+   * Hold the response until `count` requests are in progress at once, then
+   * serve this and every later request: proves concurrency without depending
+   * on timing. Gives up waiting
+   * after 10 s so a test that never reaches `count` fails instead of hanging.
+   */
+  | { kind: 'gate'; count: number };
+
+export interface Route {
+  body: Buffer;
+  faults?: Fault[];
+  /** Honour Range requests (default true). */
+  ranges?: boolean;
+  etag?: string;
+  lastModified?: string;
+  /** Send Content-Length (default true); without it the body is chunked. */
+  contentLength?: boolean;
+  /** Content-Encoding header to claim without encoding anything (a misconfigured server). */
+  contentEncoding?: string;
+}
+
+export interface SeenRequest {
+  path: string;
+  range?: string;
+  ifRange?: string;
+  acceptEncoding?: string;
+}
+
+export class TestServer {
+  readonly requests: SeenRequest[] = [];
+  active = 0;
+  maxActive = 0;
+  private readonly routes = new Map<string, Route>();
+  private readonly gated: (() => void)[] = [];
+  private gateOpen = false;
+  private readonly sockets = new Set<Socket>();
+
+  private constructor(
+    private readonly server: http.Server,
+    readonly origin: string,
+  ) {}
+
+  static async start(): Promise<TestServer> {
+    let self: TestServer | undefined;
+    const server = http.createServer((req, res) => self!.handle(req, res));
+    server.keepAliveTimeout = 1000;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    self = new TestServer(server, `http://127.0.0.1:${port}`);
+    server.on('connection', (socket) => {
+      self!.sockets.add(socket);
+      socket.on('close', () => self!.sockets.delete(socket));
+    });
+    return self;
+  }
+
+  url(path: string): string {
+    return `${this.origin}${path}`;
+  }
+
+  route(path: string, route: Route): this {
+    this.routes.set(path, { ...route, faults: [...(route.faults ?? [])] });
+    return this;
+  }
+
+  requestsFor(path: string): SeenRequest[] {
+    return this.requests.filter((r) => r.path === path);
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const path = decodeURIComponent((req.url ?? '/').split('?')[0]!);
+    this.requests.push({
+      path,
+      ...(req.headers.range ? { range: req.headers.range } : {}),
+      ...(req.headers['if-range'] ? { ifRange: String(req.headers['if-range']) } : {}),
+      ...(req.headers['accept-encoding'] ? { acceptEncoding: String(req.headers['accept-encoding']) } : {}),
+    });
+    this.active++;
+    this.maxActive = Math.max(this.maxActive, this.active);
+    res.on('close', () => this.active--);
+
+    const route = this.routes.get(path);
+    if (!route) {
+      res.writeHead(404, { 'content-length': '0' }).end();
+      return;
+    }
+    const fault = route.faults!.shift() ?? { kind: 'ok' };
+    switch (fault.kind) {
+      case 'status':
+        res.writeHead(fault.status, { 'content-length': '0', ...fault.headers }).end();
+        return;
+      case 'redirect':
+        res.writeHead(fault.status ?? 302, { location: fault.to, 'content-length': '0' }).end();
+        return;
+      case 'content':
+        res.writeHead(200, { 'content-length': String(fault.body.length) }).end(fault.body);
+        return;
+      case 'gate': {
+        const go = () => this.serve(req, res, route, { kind: 'ok' });
+        if (this.gateOpen || this.active >= fault.count) {
+          // Once reached, the gate stays open: the last few files of a run cannot fill it again.
+          this.gateOpen = true;
+          for (const waiting of this.gated.splice(0)) waiting();
+          go();
+          return;
+        }
+        this.gated.push(go);
+        setTimeout(() => {
+          const i = this.gated.indexOf(go);
+          if (i >= 0) this.gated.splice(i, 1)[0]!();
+        }, 10_000).unref();
+        return;
+      }
+      default:
+        this.serve(req, res, route, fault);
+    }
+  }
+
+  private serve(req: http.IncomingMessage, res: http.ServerResponse, route: Route, fault: Fault): void {
+    const whole = route.body;
+    const headers: http.OutgoingHttpHeaders = {};
+    if (route.etag) headers.etag = route.etag;
+    if (route.lastModified) headers['last-modified'] = route.lastModified;
+    if (route.contentEncoding) headers['content-encoding'] = route.contentEncoding;
+    if (route.ranges !== false) headers['accept-ranges'] = 'bytes';
+
+    let status = 200;
+    let body = whole;
+    const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
+    const ifRange = req.headers['if-range'];
+    const validatorHolds = !ifRange || ifRange === route.etag || ifRange === route.lastModified;
+    if (range && route.ranges !== false && validatorHolds) {
+      const start = Number(range[1]);
+      if (start >= whole.length) {
+        res.writeHead(416, { 'content-range': `bytes */${whole.length}`, 'content-length': '0' }).end();
+        return;
+      }
+      status = 206;
+      body = whole.subarray(start);
+      headers['content-range'] = `bytes ${start}-${whole.length - 1}/${whole.length}`;
+    }
+    if (route.contentLength !== false) headers['content-length'] = String(body.length);
+    res.writeHead(status, headers);
+
+    switch (fault.kind) {
+      case 'cut':
+        // The reset waits a moment: an RST discards whatever the client has not read yet.
+        res.write(body.subarray(0, fault.after), () => setTimeout(() => res.socket?.resetAndDestroy(), 100));
+        return;
+      case 'truncate':
+        res.write(body.subarray(0, fault.after), () => res.socket?.end());
+        return;
+      case 'stall':
+        res.write(body.subarray(0, fault.after));
+        res.flushHeaders();
+        return;
+      default:
+        res.end(body);
+    }
+  }
+}
