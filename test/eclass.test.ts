@@ -1,0 +1,296 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { projectRoot } from '../src/paths.js';
+import {
+  checkEclassDoc,
+  eclassGlobals,
+  loadTargetTable,
+  parseTargetTable,
+  planGeneratedFiles,
+  renderMan,
+  renderMarkdown,
+  TargetTableError,
+  type TargetTable,
+} from '../src/eclass/index.js';
+
+const testsDir = path.join(projectRoot, 'test', 'eclass');
+const eclassFile = path.join(projectRoot, 'eclass', 'rocm.eclass');
+const cli = path.join(projectRoot, 'bin', 'run.js');
+
+function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+  const r = spawnSync(command, args, { encoding: 'utf8', cwd: options.cwd ?? projectRoot, env: { ...process.env, ...options.env } });
+  if (r.error) throw new Error(`cannot run ${command}: ${r.error.message} (is it installed?)`);
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+interface TapResult {
+  ok: boolean;
+  name: string;
+  diagnostics: string[];
+}
+
+/** Run a bash test script in TAP mode; every result becomes a mocha test. */
+function runTapSuite(script: string): { results: TapResult[]; plan: number; status: number | null; stderr: string } {
+  const r = run('bash', [path.join(testsDir, script)], { env: { ECLASS_TEST_TAP: '1' } });
+  const results: TapResult[] = [];
+  let diagnostics: string[] = [];
+  let plan = -1;
+  for (const line of r.stdout.split('\n')) {
+    const result = /^(not )?ok \d+ - (.*)$/.exec(line);
+    if (result) {
+      results.push({ ok: !result[1], name: result[2]!, diagnostics });
+      diagnostics = [];
+    } else if (line.startsWith('# ')) {
+      diagnostics.push(line.slice(2));
+    } else if (/^1\.\.\d+$/.test(line)) {
+      plan = Number(line.slice(3));
+    }
+  }
+  return { results, plan, status: r.status, stderr: r.stderr };
+}
+
+describe('rocm.eclass', function () {
+  describe('bash suite test/eclass/rocm.sh (real bash, real eclass)', function () {
+    const suite = runTapSuite('rocm.sh');
+
+    it('runs to completion, every planned test reported, exit status 0', function () {
+      assert.ok(suite.results.length >= 80, `only ${suite.results.length} results:\n${suite.stderr}`);
+      assert.equal(suite.plan, suite.results.length, 'TAP plan and results disagree');
+      assert.equal(suite.status, 0, `bash suite failed:\n${suite.stderr}`);
+    });
+
+    for (const result of suite.results) {
+      it(result.name, function () {
+        assert.ok(result.ok, result.diagnostics.join('\n') || 'failed (run bash test/eclass/rocm.sh for details)');
+      });
+    }
+  });
+
+  describe('shellcheck', function () {
+    it('finds nothing in eclass/rocm.eclass', function () {
+      const r = run('shellcheck', ['--shell=bash', '--severity=style', eclassFile]);
+      assert.equal(r.status, 0, r.stdout + r.stderr);
+    });
+
+    it('finds nothing in the bash test scripts', function () {
+      const r = run('shellcheck', ['--external-sources', '--severity=style', 'tests-common.sh', 'rocm.sh', 'probe.sh'], { cwd: testsDir });
+      assert.equal(r.status, 0, r.stdout + r.stderr);
+    });
+  });
+
+  describe('generated files', function () {
+    let table: TargetTable;
+    before(async function () {
+      table = await loadTargetTable();
+    });
+
+    it('the committed eclass table and amdgpu_targets.desc are what `rocm-ebuild eclass` writes', async function () {
+      const files = await planGeneratedFiles(table, projectRoot, new Date().getFullYear());
+      assert.deepEqual(
+        files.map((f) => [f.path, f.status]),
+        [
+          ['eclass/rocm.eclass', 'unchanged'],
+          ['profiles/desc/amdgpu_targets.desc', 'unchanged'],
+        ],
+        'run `rocm-ebuild eclass` and commit the result',
+      );
+    });
+
+    it('`rocm-ebuild eclass --check` passes on the project and fails (exit 6) on a stale overlay', function () {
+      const ok = run(process.execPath, [cli, 'eclass', '--check']);
+      assert.equal(ok.status, 0, ok.stderr);
+
+      const overlay = mkdtempSync(path.join(tmpdir(), 'rocm-ebuild-overlay-'));
+      try {
+        const written = run(process.execPath, [cli, 'eclass', '--output', overlay, '--json']);
+        assert.equal(written.status, 0, written.stderr);
+        assert.deepEqual(
+          (JSON.parse(written.stdout) as { files: { status: string }[] }).files.map((f) => f.status),
+          ['created', 'created'],
+        );
+        assert.equal(readFileSync(path.join(overlay, 'eclass/rocm.eclass'), 'utf8'), readFileSync(eclassFile, 'utf8'));
+
+        const desc = path.join(overlay, 'profiles/desc/amdgpu_targets.desc');
+        writeFileSync(desc, readFileSync(desc, 'utf8').replace('gfx1030 - RDNA2', 'gfx1030 - RDNA 2'));
+        const stale = run(process.execPath, [cli, 'eclass', '--output', overlay, '--check']);
+        assert.equal(stale.status, 6, stale.stderr);
+        assert.match(stale.stderr, /profiles\/desc\/amdgpu_targets\.desc: out of date/);
+        assert.match(stale.stderr, /\+ gfx1030 - RDNA2 GPU, codename navi21/);
+      } finally {
+        rmSync(overlay, { recursive: true, force: true });
+      }
+    });
+
+    it('regenerating a changed table rewrites only the generated section and moves the copyright year', async function () {
+      const dir = mkdtempSync(path.join(tmpdir(), 'rocm-ebuild-eclass-'));
+      try {
+        cpSync(path.join(projectRoot, 'eclass'), path.join(dir, 'eclass'), { recursive: true });
+        const changed: TargetTable = { ...table, live: '6.4.3+' };
+        const [eclass] = await planGeneratedFiles(changed, dir, 2031);
+        assert.equal(eclass!.status, 'updated');
+        assert.match(eclass!.content, /^# Copyright 2022-2031 Gentoo Authors$/m);
+        assert.match(eclass!.content, /^_ROCM_LIVE_POLICY=6\.4\.3\+$/m);
+        const before = readFileSync(eclassFile, 'utf8').split('\n');
+        const after = eclass!.content.split('\n');
+        const differing = after.filter((l, i) => l !== before[i]);
+        assert.deepEqual(differing, ['# Copyright 2022-2031 Gentoo Authors', '_ROCM_LIVE_POLICY=6.4.3+']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('rejects a target table with errors, each at file:line:column', function () {
+      const text = readFileSync(path.join(projectRoot, 'manifest', 'targets.yaml'), 'utf8')
+        .replace('gfx_target_version: 90010', 'gfx_target_version: 90100')
+        .replace('from: "6.2.0"', 'from: "6.2.1"');
+      assert.throws(
+        () => parseTargetTable(text, 'targets.yaml'),
+        (err: unknown) => {
+          assert.ok(err instanceof TargetTableError);
+          assert.deepEqual(
+            err.issues.map((i) => `${i.line}:${i.column} ${i.path}`),
+            ['50:25 $.targets[4].gfx_target_version', '52:5 $.targets[5]', '148:11 $.policies[3].from'],
+          );
+          assert.match(err.issues[0]!.hint!, /write 90010/);
+          return true;
+        },
+      );
+    });
+  });
+
+  describe('sources cleanly for every release series in targets.yaml', function () {
+    let table: TargetTable;
+    before(async function () {
+      table = await loadTargetTable();
+    });
+
+    it('from the first version, as X.Y and from the last patch of each series', function () {
+      const cases: { version: string; series: string }[] = [];
+      for (const p of table.policies) {
+        const [fx, fy, fz] = p.from.split('.').map(Number) as [number, number, number];
+        const [ux, uy, uz] = p.until.split('.').map(Number) as [number, number, number];
+        cases.push({ version: p.from, series: p.series });
+        if (fz === 0) cases.push({ version: `${fx}.${fy}`, series: p.series });
+        // the last version before `until`
+        const last = uz > 0 ? `${ux}.${uy}.${uz - 1}` : `${fx}.${uy - 1 >= fy ? uy - 1 : fy}.99`;
+        cases.push({ version: last, series: p.series });
+      }
+      const r = run('bash', [path.join(testsDir, 'probe.sh'), ...cases.map((c) => c.version)]);
+      assert.equal(r.status, 0, r.stderr);
+      const lines = r.stdout.replace(/\n$/, '').split('\n');
+      assert.equal(lines.length, cases.length);
+      lines.forEach((line, i) => {
+        const [version, status, policy, iuse, requiredUse, usedep, qa, died, errors] = line.split('\t');
+        const c = cases[i]!;
+        assert.equal(version, c.version);
+        assert.deepEqual({ status, qa, died, errors }, { status: '0', qa: '', died: '', errors: '' }, `ROCM_VERSION=${c.version}`);
+        assert.equal(policy, c.series, `ROCM_VERSION=${c.version}`);
+        const expected = eclassGlobals(table, table.policies.find((p) => p.series === c.series)!);
+        assert.deepEqual({ iuse, requiredUse, usedep }, { iuse: expected.iuse, requiredUse: expected.requiredUse, usedep: expected.usedep });
+      });
+    });
+  });
+
+  describe('eclassdoc', function () {
+    const fixtures = path.join(testsDir, 'fixtures');
+
+    it('finds every function and variable of rocm.eclass documented', function () {
+      const { doc, problems } = checkEclassDoc(readFileSync(eclassFile, 'utf8'), 'eclass/rocm.eclass');
+      assert.deepEqual(problems, []);
+      assert.deepEqual(
+        doc.functions.filter((f) => !f.internal).map((f) => f.name),
+        ['get_amdgpu_flags', 'rocm_use_hipcc', 'rocm_use_clang', 'rocm_add_sandbox', 'check_amdgpu'],
+      );
+      const v = (name: string) => doc.variables.find((x) => x.name === name)!;
+      assert.ok(v('ROCM_VERSION').required && v('ROCM_VERSION').preInherit);
+      assert.ok(v('ROCM_SUPPORTED_TARGETS').preInherit && v('ROCM_SUPPORTED_TARGETS').defaultUnset);
+      assert.ok(v('ROCM_USEDEP').outputVariable && v('ROCM_USE_DEP').outputVariable && v('ROCM_REQUIRED_USE').outputVariable);
+      assert.ok(v('HIP_VISIBLE_DEVICES').userVariable);
+      assert.ok(v('_ROCM_DEVICE_ROOT').internal);
+      assert.deepEqual(doc.supportedEapis, ['8']);
+      assert.equal(doc.example.filter((b) => b.kind === 'code').length, 2, 'a library and a consumer example');
+    });
+
+    it('the committed docs/rocm.eclass.md and docs/rocm.eclass.5 are what `rocm-ebuild eclassdoc` writes', function () {
+      const { doc } = checkEclassDoc(readFileSync(eclassFile, 'utf8'), 'eclass/rocm.eclass');
+      const options = { source: 'eclass/rocm.eclass' };
+      assert.equal(readFileSync(path.join(projectRoot, 'docs', 'rocm.eclass.md'), 'utf8'), renderMarkdown(doc, options), 'run `rocm-ebuild eclassdoc --output docs/rocm.eclass.md`');
+      assert.equal(readFileSync(path.join(projectRoot, 'docs', 'rocm.eclass.5'), 'utf8'), renderMan(doc, options), 'run `rocm-ebuild eclassdoc --format man --output docs/rocm.eclass.5`');
+      const r = run(process.execPath, [cli, 'eclassdoc', '--check', '--output', 'docs/rocm.eclass.md']);
+      assert.equal(r.status, 0, r.stderr);
+    });
+
+    it('renders public items, links names and keeps examples as code', function () {
+      const { doc } = checkEclassDoc(readFileSync(eclassFile, 'utf8'), 'eclass/rocm.eclass');
+      const md = renderMarkdown(doc);
+      assert.match(md, /^### `get_amdgpu_flags \[separator\]`$/m);
+      assert.match(md, /^\*required; set before inherit\*$/m);
+      assert.match(md, /with \[`ROCM_USEDEP`\]\(#rocm_usedep\)/);
+      assert.match(md, /^-DCMAKE_HIP_ARCHITECTURES="\$\(get_amdgpu_flags ";"\)"$/m);
+      assert.doesNotMatch(md, /_ROCM_DEVICE_ROOT|_rocm_gpu_devices/);
+      assert.match(renderMarkdown(doc, { internal: true }), /^### `_ROCM_DEVICE_ROOT`$/m);
+      const man = renderMan(doc);
+      assert.match(man, /^\.TH "ROCM\.ECLASS" 5 /m);
+      assert.match(man, /^\\fBrocm_add_sandbox\\fR \[\\-w\]$/m);
+    });
+
+    it('accepts a documented fixture', function () {
+      const file = path.join(fixtures, 'documented.eclass');
+      const { problems, doc } = checkEclassDoc(readFileSync(file, 'utf8'), file);
+      assert.deepEqual(problems, []);
+      assert.equal(doc.variables[0]!.default, undefined);
+      const r = run(process.execPath, [cli, 'eclassdoc', file, '--format', 'man']);
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stdout, /^\\fBdocumented_greet\\fR <name>$/m);
+    });
+
+    it('rejects an undocumented function and variables, with their positions (exit 6)', function () {
+      const file = path.join(fixtures, 'undocumented.eclass');
+      const { problems } = checkEclassDoc(readFileSync(file, 'utf8'), file);
+      assert.deepEqual(
+        problems.map((p) => `${p.line}:${p.column} ${p.kind} ${p.name}`),
+        ['31:1 undocumented-function undocumented_helper', '32:2 undocumented-variable UNDOCUMENTED_STATE', '35:1 undocumented-variable UNDOCUMENTED_LEVEL'],
+      );
+      const r = run(process.execPath, [cli, 'eclassdoc', file]);
+      assert.equal(r.status, 6);
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, /undocumented\.eclass:31:1: undocumented-function: function undocumented_helper has no eclassdoc; add a "# @FUNCTION: undocumented_helper" block/);
+    });
+
+    it('rejects documentation errors: missing header tags, stale @FUNCTION, unknown tags', function () {
+      const text = [
+        '# @ECLASS: broken.eclass',
+        '# @MAINTAINER:',
+        '# Someone <someone@example.org>',
+        '# @DESCRIPTION:',
+        '# Broken.',
+        '',
+        '# @FUNCTION: broken_gone',
+        '# @COLOUR: red',
+        '# @DESCRIPTION:',
+        '# Not defined any more.',
+        '',
+        '# @ECLASS_VARIABLE: BROKEN_X',
+        '# @REQUIRED',
+        '# @DEFAULT_UNSET',
+        '',
+        'BROKEN_X=1',
+      ].join('\n');
+      const { problems } = checkEclassDoc(text, '/x/broken.eclass');
+      assert.deepEqual(
+        problems.map((p) => `${p.line} ${p.kind}: ${p.message}`),
+        [
+          '1 doc-error: the @ECLASS block lacks @BLURB',
+          '1 doc-error: the @ECLASS block lacks @SUPPORTED_EAPIS',
+          '7 stale-doc: @FUNCTION broken_gone documents a function the eclass does not define; remove the block or fix the name',
+          '8 doc-error: @COLOUR is not allowed in the documentation of broken_gone',
+          '12 doc-error: BROKEN_X: @DESCRIPTION is missing or empty',
+          '12 doc-error: BROKEN_X cannot be both @REQUIRED and @DEFAULT_UNSET',
+        ],
+      );
+    });
+  });
+});
