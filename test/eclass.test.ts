@@ -10,6 +10,7 @@ import {
   loadTargetTable,
   parseTargetTable,
   planGeneratedFiles,
+  renderAmdgpuTargetsDesc,
   renderMan,
   renderMarkdown,
   TargetTableError,
@@ -140,6 +141,19 @@ describe('rocm.eclass', function () {
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
+    });
+
+    it('amdgpu_targets.desc describes the targets some policy offers, or those asked for', function () {
+      const desc = renderAmdgpuTargetsDesc(table, 2026);
+      const lines = desc.split('\n');
+      assert.equal(lines[0], '# Copyright 1999-2026 Gentoo Authors');
+      assert.equal(lines[1], '# Distributed under the terms of the GNU General Public License v2');
+      assert.ok(lines.includes('gfx1030 - RDNA2 GPU, codename navi21, including Radeon RX 6800/6800 XT/6900 XT/6950 XT, Radeon Pro W6800/V620'));
+      const described = lines.filter((l) => /^gfx/.test(l)).map((l) => l.split(' ')[0]);
+      assert.equal(described.length, 22);
+      assert.ok(!described.includes('gfx1032') && !described.includes('gfx1250'), 'no policy offers gfx1032 or gfx1250');
+      const only = renderAmdgpuTargetsDesc(table, 2026, ['gfx90a', 'gfx1100']);
+      assert.deepEqual(only.split('\n').filter((l) => /^gfx/.test(l)).map((l) => l.split(' ')[0]), ['gfx90a', 'gfx1100']);
     });
 
     it('rejects a target table with errors, each at file:line:column', function () {

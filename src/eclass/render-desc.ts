@@ -16,10 +16,17 @@ function environment(): nunjucks.Environment {
 
 /**
  * profiles/desc/amdgpu_targets.desc: the Gentoo header with `year`, then one
- * "<target> - <description>" line per target of the table, in table order.
+ * "<target> - <description>" line per target, in table order. By default the
+ * targets are those some policy offers: a flag no ebuild can have would be
+ * reported by pkgcheck as UnusedGlobalUseExpand. An overlay holding only some
+ * releases can pass `only` (e.g. the targets of those releases' policies).
  */
-export function renderAmdgpuTargetsDesc(table: TargetTable, year: number): string {
-  return environment().render('profiles/amdgpu_targets.desc.njk', { year, targets: table.targets });
+export function renderAmdgpuTargetsDesc(table: TargetTable, year: number, only?: Iterable<string>): string {
+  const wanted = new Set(only ?? table.policies.flatMap((p) => [...p.defaultOn, ...p.optional]));
+  return environment().render('profiles/amdgpu_targets.desc.njk', {
+    year,
+    targets: table.targets.filter((t) => wanted.has(t.name)),
+  });
 }
 
 const COPYRIGHT_RE = /^# Copyright (?:(\d{4})-)?(\d{4}) Gentoo Authors/;
