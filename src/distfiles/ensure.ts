@@ -32,16 +32,16 @@ function mergeNeeds(needs: DistfileNeed[]): Merged[] {
       continue;
     }
     const m = seen.need;
-    for (const url of need.urls) if (!m.urls.includes(url)) m.urls.push(url);
-    for (const n of need.neededBy) {
-      if (!m.neededBy.some((o) => o.atom === n.atom && o.ebuild === n.ebuild)) m.neededBy.push(n);
-    }
     if (need.expected) {
       if (!m.expected) m.expected = need.expected;
-      else if (!sameEntry(m.expected, need.expected)) {
+      else if (!sameEntry(m.expected, need.expected) && !seen.conflict) {
         const who = (d: DistfileNeed) => d.neededBy.map((n) => n.atom).join(', ') || 'one package';
         seen.conflict = `Manifests disagree about ${need.name}: ${who(m)} and ${who(need)} list different size or digests`;
       }
+    }
+    for (const url of need.urls) if (!m.urls.includes(url)) m.urls.push(url);
+    for (const n of need.neededBy) {
+      if (!m.neededBy.some((o) => o.atom === n.atom && o.ebuild === n.ebuild)) m.neededBy.push(n);
     }
   }
   return [...byName.values()];

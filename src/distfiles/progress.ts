@@ -151,6 +151,7 @@ function lineProgress(stream: NodeJS.WriteStream, color: boolean, now: () => num
       s.offset = info.offset;
       s.bytes = info.offset;
       s.startedAt ??= now();
+      tally.meter.mark(now());
       if (info.size !== undefined) s.size = info.size;
       const resume = info.offset > 0 ? `, resuming at ${formatBytes(info.offset)}` : '';
       const size = info.size !== undefined ? ` (${formatBytes(info.size)}${resume})` : resume ? ` (${resume.slice(2)})` : '';
@@ -245,6 +246,7 @@ function liveProgress(stream: NodeJS.WriteStream, color: boolean, now: () => num
       s.offset = info.offset;
       s.bytes = info.offset;
       s.startedAt ??= now();
+      tally.meter.mark(now());
       if (info.size !== undefined) s.size = info.size;
     },
     received(name, bytes) {

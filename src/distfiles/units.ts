@@ -29,6 +29,11 @@ export class RateMeter {
 
   constructor(private readonly windowMs = 5000) {}
 
+  /** A transfer starts now: without this the first chunk's bytes would have no time to be spread over. */
+  mark(now: number): void {
+    this.add(now, 0);
+  }
+
   add(now: number, bytes: number): void {
     this.total += bytes;
     this.samples.push({ t: now, bytes: this.total });
