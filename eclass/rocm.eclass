@@ -467,6 +467,7 @@ _rocm_enabled_targets() {
 
 # @FUNCTION: get_amdgpu_flags
 # @USAGE: [separator]
+# @RETURN: 0; dies when given more than one argument
 # @DESCRIPTION:
 # Print the enabled AMDGPU targets in the order of the target table.
 #
@@ -683,6 +684,7 @@ _rocm_gpu_devices() {
 }
 
 # @FUNCTION: check_amdgpu
+# @RETURN: 0 when every GPU to test on is usable; dies otherwise
 # @DESCRIPTION:
 # For src_test: make the GPUs the tests will use writable in the sandbox
 # (addwrite on /dev/kfd and their render nodes) and die with a hint when

@@ -224,6 +224,8 @@ describe('rocm.eclass', function () {
       assert.ok(v('ROCM_USEDEP').outputVariable && v('ROCM_USE_DEP').outputVariable && v('ROCM_REQUIRED_USE').outputVariable);
       assert.ok(v('HIP_VISIBLE_DEVICES').userVariable);
       assert.ok(v('_ROCM_DEVICE_ROOT').internal);
+      assert.equal(doc.functions.find((f) => f.name === 'check_amdgpu')!.returns, '0 when every GPU to test on is usable; dies otherwise');
+      assert.equal(doc.functions.find((f) => f.name === 'get_amdgpu_flags')!.usage, '[separator]');
       assert.deepEqual(doc.supportedEapis, ['8']);
       assert.equal(doc.example.filter((b) => b.kind === 'code').length, 2, 'a library and a consumer example');
     });
