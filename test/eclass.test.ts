@@ -13,6 +13,7 @@ import {
   renderAmdgpuTargetsDesc,
   renderMan,
   renderMarkdown,
+  scanCode,
   TargetTableError,
   type TargetTable,
 } from '../src/eclass/index.js';
@@ -251,6 +252,37 @@ describe('rocm.eclass', function () {
       const man = renderMan(doc);
       assert.match(man, /^\.TH "ROCM\.ECLASS" 5 /m);
       assert.match(man, /^\\fBrocm_add_sandbox\\fR \[\\-w\]$/m);
+    });
+
+    it('scans code the way eclasses are written: one-line functions, here-documents, multi-line strings', function () {
+      const facts = scanCode(
+        [
+          'if [[ -z ${_FOO_ECLASS} ]]; then',
+          '_FOO_ECLASS=1',
+          'FOO_LIST=(',
+          '\tBAR=1 baz',
+          ')',
+          'foo_one() { :; }',
+          'FOO_AFTER=1',
+          'foo_two() {',
+          '\tlocal inner=1',
+          '\tcat <<-EOF',
+          '\t\tnot_a_function() {',
+          '\t\tFOO_IN_HEREDOC=1',
+          '\tEOF',
+          '\techo "a multi-line',
+          '\t\tFOO_IN_STRING=1 string"',
+          '\tFOO_GLOBAL_FROM_FUNCTION=1',
+          '}',
+          '# foo_commented() {',
+          'fi',
+        ].join('\n'),
+        'FOO',
+      );
+      assert.equal(facts.guard, '_FOO_ECLASS');
+      assert.deepEqual(facts.functions.map((f) => f.name), ['foo_one', 'foo_two']);
+      assert.deepEqual(facts.globals.map((g) => g.name), ['_FOO_ECLASS', 'FOO_LIST', 'FOO_AFTER']);
+      assert.deepEqual(facts.prefixed.map((g) => g.name), ['_FOO_ECLASS', 'FOO_LIST', 'FOO_AFTER', 'FOO_GLOBAL_FROM_FUNCTION']);
     });
 
     it('accepts a documented fixture', function () {
