@@ -154,10 +154,13 @@ export async function runBump(o: BumpOptions): Promise<BumpResult> {
   const fetched = await ensureAllDistfiles(adds, state, o);
   result.distfiles = fetched.results.map((r) => ({ name: r.name, status: r.status, ...(r.entry ? { size: r.entry.size } : {}) }));
 
+  const addCommits = adds.map((e) => packageAddCommit(e, state, rendered.get(e.atom)!, fetched.entries, identity));
+  // Drops come after the adds: they start from the Manifests the adds wrote.
+  const afterAdds = withChanges(state, addCommits);
   const commits = [
     ...(await scaffoldCommits(plan, model, identity, year)),
-    ...adds.map((e) => packageAddCommit(e, state, rendered.get(e.atom)!, fetched.entries, identity)),
-    ...(await packageDropCommits(drops, state, model, identity)),
+    ...addCommits,
+    ...(await packageDropCommits(drops, afterAdds, model, identity)),
   ];
   result.commits = commits.map((c) => ({ subject: c.message.split('\n')[0]!, files: c.changes.map((x) => x.path) }));
 
@@ -168,11 +171,25 @@ export async function runBump(o: BumpOptions): Promise<BumpResult> {
   const head = await repo.head();
   const builder = new CommitBuilder(repo);
   await builder.begin();
+  // Interrupted while building, stop without touching the branch; once the
+  // branch is moving (milliseconds), let it finish and exit afterwards.
+  let landing = false;
+  let interrupted: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    interrupted = signal;
+    if (landing) return;
+    builder.abortSync();
+    process.stderr.write(`\nrocm-ebuild: interrupted by ${signal}; the overlay is unchanged\n`);
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
     const tip = await builder.build(head, commits, identity, {
       onCommit: (done, total) => o.progress.step(done, total, result.commits[done - 1]!.subject),
     });
     o.progress.done();
+    landing = true;
     if (o.commit) {
       await builder.land(isRepo ? branch : (await repo.branch()), head, tip);
       result.committed = true;
@@ -182,8 +199,33 @@ export async function runBump(o: BumpOptions): Promise<BumpResult> {
     }
   } finally {
     await builder.end();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  if (interrupted) {
+    process.stderr.write(`rocm-ebuild: interrupted by ${interrupted} after the bump landed\n`);
+    process.exit(interrupted === 'SIGINT' ? 130 : 143);
   }
   return result;
+}
+
+/** The overlay state as it will be after `commits`, for what the scan records (Manifests, versions). */
+function withChanges(state: OverlayState, commits: CommitSpec[]): OverlayState {
+  const packages = new Map([...state.packages].map(([atom, p]) => [atom, { ...p, versions: [...p.versions] }]));
+  for (const change of commits.flatMap((c) => c.changes)) {
+    const [category, pn, file] = change.path.split('/');
+    if (!category || !pn || !file) continue;
+    const atom = `${category}/${pn}`;
+    const pkg = packages.get(atom) ?? { atom, versions: [], hasMetadata: false, files: [] };
+    packages.set(atom, pkg);
+    if (file === 'Manifest') {
+      if (change.content === null) delete pkg.manifest;
+      else pkg.manifest = change.content.toString();
+    } else if (file === 'metadata.xml') {
+      pkg.hasMetadata = change.content !== null;
+    }
+  }
+  return { ...state, packages };
 }
 
 async function ensureAllDistfiles(

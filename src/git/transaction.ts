@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { open, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { UserError } from '../cli/errors.js';
@@ -29,6 +30,7 @@ const STAGING_PREFIX = 'refs/rocm-ebuild/';
 export class CommitBuilder {
   private readonly stagingRef: string;
   private lockFile?: string;
+  private child?: ReturnType<typeof spawn>;
 
   constructor(private readonly repo: OverlayRepo) {
     this.stagingRef = `${STAGING_PREFIX}bump-${process.pid}`;
@@ -41,6 +43,17 @@ export class CommitBuilder {
     await takeLock(this.lockFile);
     const stale = (await this.repo.raw(['for-each-ref', '--format=%(refname)', STAGING_PREFIX])).split('\n').filter(Boolean);
     for (const ref of stale) await this.repo.raw(['update-ref', '-d', ref]);
+  }
+
+  /**
+   * Stop building at once (Ctrl-C, SIGTERM): fast-import dies before it is
+   * told `done`, so it writes no ref, and the lock is released. Synchronous,
+   * so a signal handler can call it right before exiting.
+   */
+  abortSync(): void {
+    this.child?.kill('SIGKILL');
+    if (this.lockFile) rmSync(this.lockFile, { force: true });
+    this.lockFile = undefined;
   }
 
   async end(): Promise<void> {
@@ -64,6 +77,7 @@ export class CommitBuilder {
       cwd: this.repo.dir,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    this.child = child;
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     let buffered = '';

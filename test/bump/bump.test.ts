@@ -1,0 +1,313 @@
+import { strict as assert } from 'node:assert';
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { bin, git, gitEnv, gitHome, removeDir, root, runCli, tempDir } from '../helpers/project.js';
+
+interface PlanJson {
+  version: string;
+  packages: { atom: string; version: string; action: string; newPackage: boolean; distfiles: { name: string; urls: string[] }[] }[];
+}
+
+const IDENTITY = { name: 'Ada Tester', email: 'ada@example.org' };
+const SIGN_OFF = `Signed-off-by: ${IDENTITY.name} <${IDENTITY.email}>`;
+
+/** Independent digests from coreutils, to check the engine's Manifest lines. */
+function coreutilsEntry(file: string): string {
+  const b2 = execFileSync('b2sum', [file], { encoding: 'utf8' }).split(/\s+/)[0]!;
+  const sha = execFileSync('sha512sum', [file], { encoding: 'utf8' }).split(/\s+/)[0]!;
+  const size = execFileSync('stat', ['-c', '%s', file], { encoding: 'utf8' }).trim();
+  return `DIST ${path.basename(file)} ${size} BLAKE2B ${b2} SHA512 ${sha}`;
+}
+
+describe('rocm-ebuild bump (the full 6.2 stack into real git repositories)', function () {
+  this.timeout(240_000);
+  let work: string;
+  let home: string;
+  let distdir: string;
+  const plans = new Map<string, PlanJson>();
+
+  const bump = (args: string[], options: { home?: string } = {}) =>
+    runCli(['bump', ...args, '--distdir', distdir, '--offline'], { home: options.home ?? home, cwd: work });
+  const log = (dir: string, format = '%s') => git(dir, ['log', '--reverse', `--format=${format}%x00`], home).then((o) => o.split('\0\n').map((s) => s.replace(/\0$/, '')).filter(Boolean));
+
+  before(async () => {
+    work = await tempDir('rocm-ebuild-bump-');
+    home = await gitHome(IDENTITY);
+    distdir = path.join(work, 'distfiles');
+    await mkdir(distdir);
+    // Synthetic distfiles for every release the tests bump to, named as the plan asks.
+    for (const version of ['6.2.0', '6.2.2', '6.2.4']) {
+      const r = await runCli(['bump', version, '--overlay', path.join(work, 'no-such-overlay'), '--dry-run', '--json'], { home });
+      assert.equal(r.code, 0, r.stderr);
+      const plan = JSON.parse(r.stdout) as PlanJson;
+      plans.set(version, plan);
+      for (const p of plan.packages) {
+        for (const d of p.distfiles) {
+          const file = path.join(distdir, d.name);
+          if (!existsSync(file)) await writeFile(file, Buffer.concat([Buffer.from(`${d.name}\n`), randomBytes(512 + (d.name.length % 7) * 331)]));
+        }
+      }
+    }
+    assert.ok(!existsSync(path.join(work, 'no-such-overlay')), '--dry-run created the overlay');
+  });
+
+  after(async () => {
+    await removeDir(work);
+    await removeDir(home);
+  });
+
+  describe('--dry-run --json', () => {
+    it('prints the plan in build order, with every distfile and its URLs, and writes nothing', () => {
+      const plan = plans.get('6.2.2')!;
+      assert.equal(plan.version, '6.2.2');
+      assert.ok(plan.packages.length >= 45);
+      for (const p of plan.packages) {
+        assert.equal(p.action, 'add');
+        assert.equal(p.version, '6.2.2');
+        for (const d of p.distfiles) {
+          assert.match(d.name, /^[A-Za-z0-9._+-]+$/);
+          assert.ok(d.urls.length > 0 && d.urls.every((u) => u.startsWith('https://')), `${d.name}: ${d.urls.join(' ')}`);
+        }
+      }
+      const order = plan.packages.map((p) => p.atom);
+      assert.ok(order.indexOf('dev-build/rocm-cmake') < order.indexOf('sci-libs/rocPRIM'));
+      assert.ok(order.indexOf('dev-util/hip') < order.indexOf('sci-libs/rocBLAS'));
+      assert.ok(order.indexOf('dev-util/Tensile') < order.indexOf('sci-libs/rocBLAS'));
+      assert.ok(order.indexOf('sci-libs/composable-kernel') < order.indexOf('sci-libs/miopen'));
+    });
+  });
+
+  describe('a new overlay', () => {
+    let overlay: string;
+    let subjects: string[];
+
+    before(async () => {
+      overlay = path.join(work, 'overlay');
+      const r = await bump(['6.2.2', '--overlay', overlay]);
+      assert.equal(r.code, 0, r.stderr);
+      subjects = await log(overlay);
+    });
+
+    it('is a git repository with repo_name, a thin BLAKE2B/SHA512 layout.conf, the desc file and the eclass', async () => {
+      assert.equal(await readFile(path.join(overlay, 'profiles/repo_name'), 'utf8'), 'rocm\n');
+      const layout = await readFile(path.join(overlay, 'metadata/layout.conf'), 'utf8');
+      assert.match(layout, /^masters = gentoo$/m);
+      assert.match(layout, /^thin-manifests = true$/m);
+      assert.match(layout, /^manifest-hashes = BLAKE2B SHA512$/m);
+      assert.equal(
+        await readFile(path.join(overlay, 'eclass/rocm.eclass'), 'utf8'),
+        await readFile(path.join(root, 'eclass/rocm.eclass'), 'utf8'),
+      );
+      const desc = await readFile(path.join(overlay, 'profiles/desc/amdgpu_targets.desc'), 'utf8');
+      assert.match(desc, /^gfx1030 - .+$/m);
+      assert.equal((await git(overlay, ['status', '--porcelain', '--untracked-files=all'], home)).trim(), '');
+    });
+
+    it('commits the scaffolding first, then one commit per package in build order', async () => {
+      const plan = plans.get('6.2.2')!;
+      assert.deepEqual(subjects.slice(0, 3), ['profiles, metadata: new repository rocm', 'profiles/desc: add amdgpu_targets.desc', 'rocm.eclass: new eclass']);
+      assert.deepEqual(subjects.slice(3), plan.packages.map((p) => `${p.atom}: new package, add 6.2.2`));
+      for (const s of subjects) {
+        const prefix = s.split(': ')[0]!;
+        assert.ok(s.length - prefix.length - 2 <= 69, `summary too long: ${s}`);
+      }
+    });
+
+    it('signs off every commit with the git identity, after a blank line', async () => {
+      const bodies = await log(overlay, '%B');
+      assert.equal(bodies.length, subjects.length);
+      for (const b of bodies) {
+        const lines = b.trimEnd().split('\n');
+        assert.equal(lines.at(-1), SIGN_OFF);
+        assert.equal(lines.at(-2), '');
+        assert.ok(lines.every((l) => l.length <= 80), b);
+      }
+      const author = await git(overlay, ['log', '-1', '--format=%an <%ae>|%cn <%ce>'], home);
+      assert.equal(author.trim(), `${IDENTITY.name} <${IDENTITY.email}>|${IDENTITY.name} <${IDENTITY.email}>`);
+    });
+
+    it('touches only its own package in each package commit', async () => {
+      const shas = (await git(overlay, ['rev-list', '--reverse', 'HEAD'], home)).trim().split('\n');
+      for (const sha of shas.slice(3)) {
+        const subject = (await git(overlay, ['log', '-1', '--format=%s', sha], home)).trim();
+        const atom = subject.split(':')[0]!;
+        const files = (await git(overlay, ['show', '--name-only', '--format=', sha], home)).trim().split('\n');
+        assert.ok(files.every((f) => f.startsWith(`${atom}/`)), `${subject}: ${files.join(' ')}`);
+        assert.ok(files.includes(`${atom}/${atom.split('/')[1]}-6.2.2.ebuild`));
+        assert.ok(files.includes(`${atom}/metadata.xml`));
+      }
+    });
+
+    it('orders commits so that every package comes after the stack packages it depends on', async () => {
+      const r = await runCli(['graph', '--version', '6.2.2', '--json'], { home });
+      const graph = JSON.parse(r.stdout) as { order: string[]; edges: { from: string; to: string; testOnly: boolean }[] };
+      const position = new Map(subjects.slice(3).map((s, i) => [s.split(':')[0]!, i]));
+      for (const e of graph.edges.filter((x) => !x.testOnly)) {
+        assert.ok(position.get(e.to)! < position.get(e.from)!, `${e.from} committed before its dependency ${e.to}`);
+      }
+    });
+
+    it('writes thin Manifests whose lines equal b2sum and sha512sum of the distfiles, sorted', async () => {
+      const plan = plans.get('6.2.2')!;
+      for (const p of plan.packages) {
+        const manifestFile = path.join(overlay, p.atom, 'Manifest');
+        if (p.distfiles.length === 0) {
+          assert.ok(!existsSync(manifestFile), `${p.atom} has a Manifest without distfiles`);
+          continue;
+        }
+        const expected = [...new Set(p.distfiles.map((d) => d.name))].sort().map((n) => coreutilsEntry(path.join(distdir, n)));
+        assert.equal(await readFile(manifestFile, 'utf8'), `${expected.join('\n')}\n`, p.atom);
+      }
+    });
+
+    it('changes nothing and makes no commit when run again', async () => {
+      const before = (await git(overlay, ['rev-parse', 'HEAD'], home)).trim();
+      const r = await bump(['6.2.2', '--overlay', overlay]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /already holds ROCm 6\.2\.2: nothing to do/);
+      assert.equal((await git(overlay, ['rev-parse', 'HEAD'], home)).trim(), before);
+    });
+
+    it('refuses a dirty worktree, naming what is dirty, and leaves it as it was', async () => {
+      const before = (await git(overlay, ['rev-parse', 'HEAD'], home)).trim();
+      await writeFile(path.join(overlay, 'notes.txt'), 'work in progress\n');
+      await writeFile(path.join(overlay, 'profiles/repo_name'), 'renamed\n');
+      try {
+        const r = await bump(['6.2.4', '--overlay', overlay]);
+        assert.equal(r.code, 4);
+        // git's porcelain XY status: " M" modified in the worktree, "??" untracked.
+        assert.match(r.stderr, /has uncommitted changes; refusing to touch it:\n {3}M profiles\/repo_name\n {2}\?\? notes\.txt\n/);
+        assert.equal((await git(overlay, ['rev-parse', 'HEAD'], home)).trim(), before);
+        assert.equal(await readFile(path.join(overlay, 'notes.txt'), 'utf8'), 'work in progress\n');
+        assert.equal(await readFile(path.join(overlay, 'profiles/repo_name'), 'utf8'), 'renamed\n');
+      } finally {
+        await git(overlay, ['checkout', '--', 'profiles/repo_name'], home);
+        await rm(path.join(overlay, 'notes.txt'));
+      }
+    });
+
+    it('lists exactly the missing distfiles, exits 3 and writes nothing', async () => {
+      const before = (await git(overlay, ['rev-parse', 'HEAD'], home)).trim();
+      const missing = plans.get('6.2.4')!.packages.find((p) => p.atom === 'sci-libs/rocBLAS')!.distfiles[0]!.name;
+      const aside = path.join(work, missing);
+      await writeFile(aside, await readFile(path.join(distdir, missing)));
+      await rm(path.join(distdir, missing));
+      try {
+        const r = await bump(['6.2.4', '--overlay', overlay]);
+        assert.equal(r.code, 3, r.stderr);
+        assert.match(r.stderr, new RegExp(`1 distfile missing; nothing was written to the overlay:\\n {2}${missing.replace(/\./g, '\\.')} \\(missing; needed by sci-libs/rocBLAS/rocBLAS-6\\.2\\.4\\.ebuild\\)`));
+        assert.match(r.stderr, /Put the files into .* or run without --offline to download them/);
+        assert.equal((await git(overlay, ['rev-parse', 'HEAD'], home)).trim(), before);
+        assert.equal((await git(overlay, ['status', '--porcelain'], home)).trim(), '');
+      } finally {
+        await writeFile(path.join(distdir, missing), await readFile(aside));
+      }
+    });
+
+    it('leaves the branch untouched when killed in the middle of a bump', async () => {
+      const before = (await git(overlay, ['rev-parse', 'HEAD'], home)).trim();
+      for (const signal of ['SIGKILL', 'SIGTERM', 'SIGINT'] as const) {
+        const child = spawn(process.execPath, [bin, 'bump', '6.2.4', '--overlay', overlay, '--distdir', distdir, '--offline'], {
+          env: { ...process.env, NO_COLOR: '1', ...gitEnv(home) },
+        });
+        let sawCommits = false;
+        const code = await new Promise<number | null>((resolve) => {
+          let err = '';
+          child.stderr.on('data', (d: Buffer) => {
+            err += d.toString();
+            // Line progress (not a TTY): "[3/49] sci-libs/…: add 6.2.4". Kill at the third commit.
+            if (!sawCommits && /^\[3\/\d+\] /m.test(err)) {
+              sawCommits = true;
+              child.kill(signal);
+            }
+          });
+          child.on('close', (c) => resolve(c));
+        });
+        assert.ok(sawCommits, `${signal}: the bump never reported commit progress`);
+        assert.notEqual(code, 0, `${signal}: the bump finished before the signal`);
+        assert.equal((await git(overlay, ['rev-parse', 'HEAD'], home)).trim(), before, `${signal} moved the branch`);
+        assert.equal((await git(overlay, ['status', '--porcelain', '--untracked-files=all'], home)).trim(), '', `${signal} left the worktree dirty`);
+        assert.equal((await git(overlay, ['for-each-ref', 'refs/heads'], home)).trim().split('\n').length, 1);
+      }
+      // A later run is not blocked by what the killed ones left.
+      const r = await bump(['6.2.4', '--overlay', overlay]);
+      assert.equal(r.code, 0, r.stderr);
+      const subjects = await log(overlay);
+      assert.equal(subjects.at(-1), `${plans.get('6.2.4')!.packages.at(-1)!.atom}: add 6.2.4`);
+      assert.ok(subjects.includes('sci-libs/rocBLAS: add 6.2.4'));
+      assert.equal((await git(overlay, ['for-each-ref', 'refs/rocm-ebuild'], home)).trim(), '');
+    });
+  });
+
+  describe('--drop-old', () => {
+    it('adds the release, then drops older versions consumers first, with the Manifest lines only they needed', async () => {
+      const overlay = path.join(work, 'drop');
+      assert.equal((await bump(['6.2.0', '--overlay', overlay])).code, 0);
+      const start = (await log(overlay)).length;
+      const r = await bump(['6.2.2', '--overlay', overlay, '--drop-old']);
+      assert.equal(r.code, 0, r.stderr);
+      const subjects = (await log(overlay)).slice(start);
+      const plan = plans.get('6.2.2')!;
+      const n = plan.packages.length;
+      assert.deepEqual(subjects.slice(0, n), plan.packages.map((p) => `${p.atom}: add 6.2.2`));
+      assert.deepEqual(subjects.slice(n), plan.packages.map((p) => `${p.atom}: drop 6.2.0`).reverse());
+      for (const p of plan.packages) {
+        const files = await readdir(path.join(overlay, p.atom));
+        assert.deepEqual(files.filter((f) => f.endsWith('.ebuild')), [`${p.atom.split('/')[1]}-6.2.2.ebuild`]);
+        if (p.distfiles.length === 0) continue;
+        const manifest = await readFile(path.join(overlay, p.atom, 'Manifest'), 'utf8');
+        assert.doesNotMatch(manifest, /6\.2\.0/, p.atom);
+        assert.equal(manifest.trim().split('\n').length, new Set(p.distfiles.map((d) => d.name)).size, p.atom);
+      }
+    });
+  });
+
+  describe('--no-commit', () => {
+    it('leaves the changes in the worktree and the branch where it was', async () => {
+      const overlay = path.join(work, 'nocommit');
+      assert.equal((await bump(['6.2.0', '--overlay', overlay])).code, 0);
+      const before = (await git(overlay, ['rev-parse', 'HEAD'], home)).trim();
+      const r = await bump(['6.2.2', '--overlay', overlay, '--no-commit']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal((await git(overlay, ['rev-parse', 'HEAD'], home)).trim(), before);
+      const status = (await git(overlay, ['status', '--porcelain', '--untracked-files=all'], home)).trim().split('\n');
+      assert.ok(status.includes('?? sci-libs/rocBLAS/rocBLAS-6.2.2.ebuild'), status.join('\n'));
+      assert.ok(status.includes(' M sci-libs/rocBLAS/Manifest'), status.join('\n'));
+      assert.equal((await git(overlay, ['diff', '--cached', '--name-only'], home)).trim(), '', 'changes were staged');
+    });
+  });
+
+  describe('refusals', () => {
+    it('explains how to set a git identity when none is configured, and creates nothing', async () => {
+      const bare = await gitHome(null);
+      try {
+        const overlay = path.join(work, 'anonymous');
+        const r = await bump(['6.2.2', '--overlay', overlay], { home: bare });
+        assert.equal(r.code, 4);
+        assert.match(r.stderr, /no git identity is configured, so commits cannot carry a Signed-off-by line \(GLEP 76\)\.\nSet one with: git config --global user\.name/);
+        assert.ok(!existsSync(overlay));
+      } finally {
+        await removeDir(bare);
+      }
+    });
+
+    it('refuses a non-empty directory that is not a git repository', async () => {
+      const dir = path.join(work, 'plain');
+      await mkdir(dir);
+      await writeFile(path.join(dir, 'README'), 'mine\n');
+      const r = await bump(['6.2.2', '--overlay', dir]);
+      assert.equal(r.code, 4);
+      assert.match(r.stderr, /is not the top directory of a git repository/);
+      assert.deepEqual(await readdir(dir), ['README']);
+    });
+
+    it('refuses an unknown release, naming the known ones (exit 2)', async () => {
+      const r = await bump(['6.9.9', '--overlay', path.join(work, 'x')]);
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, /release 6\.9\.9 is not in the manifest .*; it knows 6\.2\.0, 6\.2\.1, 6\.2\.2, 6\.2\.4/);
+    });
+  });
+});
