@@ -24,7 +24,8 @@ export interface AttemptRequest {
   timeoutMs: number;
   signal?: AbortSignal;
   onStart(info: { url: string; offset: number; size?: number }): void;
-  onBytes(bytesOnDisk: number): void;
+  /** Bytes received so far, resumed prefix included (up to a batch of them may not be written yet). */
+  onBytes(bytes: number): void;
 }
 
 export type AttemptResult =
@@ -132,7 +133,6 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
     pendingBytes = 0;
     await handle.writev(chunks, bytes);
     bytes += size;
-    req.onBytes(bytes);
   };
   try {
     handle = await fs.open(req.partial, offset > 0 ? 'r+' : 'w');
@@ -146,6 +146,7 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
       }
       pending.push(chunk);
       pendingBytes += chunk.length;
+      req.onBytes(bytes + pendingBytes);
       if (pendingBytes >= WRITE_BATCH) await flush();
     }
     await flush();

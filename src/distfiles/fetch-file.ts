@@ -246,7 +246,9 @@ export async function fetchDistfile(
         note(result.url, result.outcome, 'wrong-url');
         break;
       }
-      const madeProgress = result.bytes > resume.from;
+      // Bytes only count as progress if the next attempt can build on them.
+      const resumable = expected !== undefined || (await readMeta(metaFile))?.url === candidate.url;
+      const madeProgress = resumable && result.bytes > resume.from;
       if (madeProgress && progressRetries < MAX_PROGRESS_RETRIES) {
         progressRetries++;
         failuresInARow = 0;

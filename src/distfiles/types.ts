@@ -45,7 +45,7 @@ export interface DistfileProgress {
   begin(plan: { files: number; downloads: { name: string; size?: number }[] }): void;
   /** A download attempt starts; `offset` bytes are already on disk (resume), `size` is the whole file when known. */
   downloading(name: string, info: { url: string; offset: number; size?: number }): void;
-  /** `bytes` of `name` are now on disk, resumed prefix included. */
+  /** `bytes` of `name` have arrived, resumed prefix included. */
   received(name: string, bytes: number): void;
   /** An attempt failed; `retryInMs` is set when the same URL will be tried again after that delay. */
   attemptFailed(name: string, attempt: DistfileAttempt, retryInMs?: number): void;

@@ -153,6 +153,28 @@ describe('distfiles: fetching', () => {
     assert.ok(!(await listDir(distdir)).includes('new.tar.gz'));
   });
 
+  it('detects a chunked body cut before its last chunk and fetches it again', async () => {
+    const body = payload(120_000);
+    server.route('/f/chunked.tar.gz', { body, contentLength: false, ranges: false, faults: [{ kind: 'truncate', after: 50_000 }] });
+    const [r] = await ensureDistfiles([need('chunked.tar.gz', [server.url('/f/chunked.tar.gz')])], opts());
+    assert.equal(r!.status, 'fetched');
+    assert.deepEqual(r!.entry, entryOf('chunked.tar.gz', body), 'the Manifest line describes the whole file');
+    await assertInstalled('chunked.tar.gz', body);
+  });
+
+  it('gives no Manifest entry for a chunked body that is always cut', async () => {
+    server.route('/f/cutchunks.tar.gz', {
+      body: payload(120_000),
+      contentLength: false,
+      ranges: false,
+      faults: Array.from({ length: 5 }, () => ({ kind: 'truncate' as const, after: 50_000 })),
+    });
+    const [r] = await ensureDistfiles([need('cutchunks.tar.gz', [server.url('/f/cutchunks.tar.gz')])], opts({ retries: 1 }));
+    assert.equal(r!.status, 'failed');
+    assert.equal(r!.entry, undefined);
+    assert.ok(!(await listDir(distdir)).includes('cutchunks.tar.gz'));
+  });
+
   it('rejects wrong content against the Manifest and never installs it', async () => {
     const body = payload(30_000);
     const wrong = payload(30_000);
