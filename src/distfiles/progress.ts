@@ -80,7 +80,7 @@ class Tally {
     const parts = [`${this.settled}/${this.fileCount} files`];
     parts.push(t.size !== undefined ? `${formatBytes(t.bytes)} of ${formatBytes(t.size)}` : formatBytes(t.bytes));
     if (t.rate !== undefined) parts.push(formatRate(t.rate));
-    if (t.etaMs !== undefined) parts.push(`ETA ${formatDuration(t.etaMs)}`);
+    if (t.etaMs !== undefined && this.settled < this.fileCount) parts.push(`ETA ${formatDuration(t.etaMs)}`);
     return parts.join(', ');
   }
 }
