@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { HashError, HashPool } from '../../src/distfiles/hash-pool.js';
+import { entryOf, payload, tempDir } from './support.js';
+
+describe('distfiles: hash pool', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await tempDir('pool');
+  });
+  afterEach(async () => {
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('starts waiting files largest first', async () => {
+    const sizes = { first: 1000, small: 10, large: 300_000, medium: 5000 };
+    for (const [name, size] of Object.entries(sizes)) await fs.writeFile(path.join(dir, name), payload(size));
+    const pool = new HashPool(1);
+    const order: string[] = [];
+    const job = (name: keyof typeof sizes) => pool.hash(path.join(dir, name), sizes[name]).then(() => order.push(name));
+    // `first` takes the only worker; the other three wait and are taken by size.
+    await Promise.all([job('first'), job('small'), job('large'), job('medium')]);
+    await pool.close();
+    assert.deepEqual(order, ['first', 'large', 'medium', 'small']);
+  });
+
+  it('reports the stamp of the bytes it read', async () => {
+    const body = payload(4321);
+    const file = path.join(dir, 'f');
+    await fs.writeFile(file, body);
+    const pool = new HashPool(2);
+    const out = await pool.hash(file);
+    await pool.close();
+    const st = await fs.stat(file, { bigint: true });
+    assert.equal(out.size, 4321);
+    assert.equal(out.blake2b, entryOf('f', body).blake2b);
+    assert.deepEqual(out.stamp, {
+      dev: st.dev.toString(),
+      ino: st.ino.toString(),
+      size: '4321',
+      mtimeNs: st.mtimeNs.toString(),
+      ctimeNs: st.ctimeNs.toString(),
+    });
+  });
+
+  it('rejects a directory and a missing file, and keeps working', async () => {
+    const pool = new HashPool(1);
+    await assert.rejects(pool.hash(dir), (err: unknown) => err instanceof HashError && /not a regular file/.test(err.message));
+    await assert.rejects(pool.hash(path.join(dir, 'nope')), (err: unknown) => err instanceof HashError && err.code === 'ENOENT');
+    await fs.writeFile(path.join(dir, 'ok'), 'ok');
+    assert.equal((await pool.hash(path.join(dir, 'ok'))).size, 2);
+    await pool.close();
+  });
+
+  it('rejects work after close', async () => {
+    const pool = new HashPool(1);
+    await pool.close();
+    await assert.rejects(pool.hash(path.join(dir, 'x')), /closed/);
+  });
+});
