@@ -202,6 +202,23 @@ inherit flag-o-matic
 # probing the GPU when it is called without --offload-arch, as CMake's
 # compiler checks do.
 
+# @ECLASS_VARIABLE: ROCM_PATH
+# @OUTPUT_VARIABLE
+# @DEFAULT_UNSET
+# @DESCRIPTION:
+# Exported by rocm_use_clang, unless already set: where ROCm is installed,
+# ${EPREFIX}/usr on Gentoo.  clang and HIP's CMake configuration read it
+# to find the HIP headers and runtime.
+
+# @ECLASS_VARIABLE: HIP_DEVICE_LIB_PATH
+# @OUTPUT_VARIABLE
+# @DEFAULT_UNSET
+# @DESCRIPTION:
+# Exported by rocm_use_clang, unless already set: the directory of the
+# device-library bitcode (${EPREFIX}/usr/lib/amdgcn/bitcode), which clang
+# reads when HIP code is compiled without --rocm-device-lib-path, as
+# happens for HIP sources compiled as C++.
+
 # @ECLASS_VARIABLE: HIP_VISIBLE_DEVICES
 # @USER_VARIABLE
 # @DEFAULT_UNSET
@@ -556,7 +573,10 @@ rocm_use_hipcc() {
 # --rocm-path and --rocm-device-lib-path, without which clang cannot find
 # the ROCm device library.  CMake reads HIPCXX and HIPFLAGS when it first
 # configures the HIP language; pass CMAKE_HIP_ARCHITECTURES from
-# get_amdgpu_flags ";".  Finally drops unsupported flags.
+# get_amdgpu_flags ";".  HIP sources compiled as C++ (-x hip through CXX)
+# never see HIPFLAGS, so ROCM_PATH and HIP_DEVICE_LIB_PATH, which clang and
+# the HIP CMake configuration read, are exported too unless already set.
+# Finally drops unsupported flags.
 rocm_use_clang() {
 	debug-print-function "${FUNCNAME[0]}" "$@"
 
@@ -584,6 +604,8 @@ rocm_use_clang() {
 		HIPFLAGS+=" --rocm-device-lib-path=${EPREFIX}/usr/lib/amdgcn/bitcode"
 	fi
 	export HIPFLAGS
+	export ROCM_PATH=${ROCM_PATH:-${EPREFIX}/usr}
+	export HIP_DEVICE_LIB_PATH=${HIP_DEVICE_LIB_PATH:-${EPREFIX}/usr/lib/amdgcn/bitcode}
 	_rocm_strip_unsupported_flags
 }
 

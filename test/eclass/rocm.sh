@@ -372,7 +372,9 @@ tbegin "rocm_use_clang with LLVM_SLOT from llvm-r2"
 	expect "CXX" "${CXX}" "${bin}/${CHOST}-clang++" || fail=1
 	expect "HIPCXX" "${HIPCXX}" "${bin}/${CHOST}-clang++" || fail=1
 	expect "HIPFLAGS" "${HIPFLAGS}" "${ROCM_FLAGS}" || fail=1
-	expect "exported" "$(declare -p CC CXX HIPCXX HIPFLAGS | cut -d' ' -f2 | tr '\n' ' ')" "-x -x -x -x " || fail=1
+	expect "ROCM_PATH" "${ROCM_PATH}" "/usr" || fail=1
+	expect "HIP_DEVICE_LIB_PATH" "${HIP_DEVICE_LIB_PATH}" "/usr/lib/amdgcn/bitcode" || fail=1
+	expect "exported" "$(declare -p CC CXX HIPCXX HIPFLAGS ROCM_PATH HIP_DEVICE_LIB_PATH | cut -d' ' -f2 | tr '\n' ' ')" "-x -x -x -x -x -x " || fail=1
 	grep -qx strip-unsupported-flags "${STUB_LOG}" || { tdiag "strip-unsupported-flags not called"; fail=1; }
 	exit "${fail}"
 )
@@ -392,7 +394,8 @@ tbegin "rocm_use_clang with hip's LLVM slot, EPREFIX and HIPFLAGS, twice"
 	rocm_use_clang
 	expect "CXX" "${CXX}" "${ROOT_LLVM}/usr/lib/llvm/18/bin/${CHOST}-clang++" &&
 	expect "HIPCXX" "${HIPCXX}" "${CXX}" &&
-	expect "HIPFLAGS" "${HIPFLAGS}" "-O3 --rocm-path=/gentoo/usr --rocm-device-lib-path=/gentoo/usr/lib/amdgcn/bitcode"
+	expect "HIPFLAGS" "${HIPFLAGS}" "-O3 --rocm-path=/gentoo/usr --rocm-device-lib-path=/gentoo/usr/lib/amdgcn/bitcode" &&
+	expect "HIP_DEVICE_LIB_PATH" "${HIP_DEVICE_LIB_PATH}" "/gentoo/usr/lib/amdgcn/bitcode"
 )
 tend ${?}
 
