@@ -4,6 +4,7 @@ import path from 'node:path';
 import { defaultManifestPath, projectRoot } from '../src/paths.js';
 import { loadManifest } from '../src/manifest/load.js';
 import { stackFor } from '../src/cli/stack.js';
+import { extractFacts } from '../src/lint/facts.js';
 import { renderEbuild } from '../src/render/index.js';
 import { eclassGlobals, loadTargetTable, policyFor } from '../src/eclass/index.js';
 
@@ -59,7 +60,9 @@ describe(`generated ${RELEASE} ebuilds with rocm.eclass`, function () {
         problems.push(`${where}: sourcing failed (${sourced.status}): ${sourced.stderr.trim()}`);
         continue;
       }
-      const called = new Set([...text.matchAll(/\b(get_amdgpu_flags|check_amdgpu|rocm_[a-z_]+)\b/g)].map((m) => m[1]!));
+      // Commands as bash parses them (tree-sitter-bash), not words in sed scripts or comments.
+      const facts = await extractFacts({ file: where, atom: c.atom, version: c.version, text, year: 2026 });
+      const called = new Set(facts.commands.map((x) => x.name).filter((n) => /^(get_amdgpu_flags|check_amdgpu|rocm_[a-z_]+)$/.test(n)));
       for (const fn of called) {
         if (!sourced.functions.includes(fn)) problems.push(`${where}: calls ${fn}, which rocm.eclass does not define`);
       }

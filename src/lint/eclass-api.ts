@@ -119,6 +119,7 @@ export const ECLASSES: Record<string, EclassApi> = {
     provides: [],
     inherits: ['toolchain-funcs'],
   },
+  'ffmpeg-compat': { functions: ['ffmpeg_compat_setup', 'ffmpeg_compat_add_flags'], variables: [], phases: [], provides: [], inherits: [] },
   docs: { functions: ['docs_compile'], variables: ['DOCS_BUILDER', 'DOCS_DIR', 'DOCS_DEPEND'], phases: ['src_compile'], provides: [], inherits: ['python-any-r1'] },
   'toolchain-funcs': { functions: ['tc-getCC', 'tc-getCXX', 'tc-getFC', 'tc-is-clang', 'tc-is-gcc', 'tc-export'], variables: [], phases: [], provides: [], inherits: [] },
   prefix: { functions: ['eprefixify', 'hprefixify', 'prefixify_ro'], variables: [], phases: [], provides: [], inherits: [] },
@@ -150,11 +151,18 @@ export function reachable(eclass: string): { provided: Set<string>; indirect: Se
   return { provided, indirect };
 }
 
-/** The eclass that defines `fn`, if we know it. */
-export function eclassOfFunction(fn: string): string | undefined {
-  for (const [name, api] of Object.entries(ECLASSES)) if (api.functions.includes(fn)) return name;
-  if (PY_UTILS.includes(fn)) return 'python-utils-r1';
-  return undefined;
+/** Every eclass that defines `fn` (several python eclasses share helpers). */
+export function eclassesOfFunction(fn: string): string[] {
+  const out = Object.entries(ECLASSES)
+    .filter(([, api]) => api.functions.includes(fn))
+    .map(([name]) => name);
+  if (PY_UTILS.includes(fn)) out.push('python-utils-r1');
+  return out;
+}
+
+/** The eclasses whose exported phase `phase` an ebuild inheriting `inherits` gets. */
+export function exporters(inherits: readonly string[], phase: string): string[] {
+  return inherits.filter((e) => ECLASSES[e]?.phases.includes(phase));
 }
 
 export const DEPRECATED_ECLASSES: Record<string, string> = {

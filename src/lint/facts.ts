@@ -41,11 +41,13 @@ export async function extractFacts(input: EbuildInput): Promise<EbuildFacts> {
       inheritLine = node.startPosition.row + 1;
     }
   }
+  // distutils_enable_tests adds IUSE=test (and RESTRICT) itself.
+  const eclassIuse = [...(input.eclassIuse ?? []), ...(commands.some((c) => c.name === 'distutils_enable_tests' && !c.fn) ? ['test'] : [])];
   const iuse = new Set<string>();
   const iuseDefaults = new Set<string>();
   const iuseWords = [
     ...(globals.find((g) => g.name === 'IUSE')?.value.split(/\s+/) ?? []),
-    ...(input.eclassIuse ?? []),
+    ...eclassIuse,
   ].filter(Boolean);
   for (const w of iuseWords) {
     const flag = w.replace(/^[+-]/, '');

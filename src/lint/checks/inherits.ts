@@ -1,5 +1,5 @@
 import { walk } from '../bash-parser.js';
-import { DEPRECATED_ECLASSES, ECLASSES, eclassOfFunction, reachable } from '../eclass-api.js';
+import { DEPRECATED_ECLASSES, ECLASSES, eclassesOfFunction, reachable } from '../eclass-api.js';
 import type { Check, EbuildFacts } from '../types.js';
 
 /** Names of variables an ebuild reads or writes. */
@@ -36,15 +36,16 @@ export const inheritCheck: Check = {
     const used = new Set<string>();
     const reported = new Set<string>();
     for (const c of f.commands) {
-      const eclass = eclassOfFunction(c.name);
-      if (!eclass) continue;
-      used.add(eclass);
-      if (direct.has(eclass) || reported.has(c.name)) continue;
+      const candidates = eclassesOfFunction(c.name);
+      if (candidates.length === 0) continue;
+      for (const e of candidates) used.add(e);
+      if (candidates.some((e) => direct.has(e)) || reported.has(c.name)) continue;
       reported.add(c.name);
-      if (indirect.has(eclass)) {
-        out.push({ keyword: 'IndirectInherits', message: `${c.name} comes from ${eclass}, inherited only indirectly`, line: c.line });
+      const via = candidates.find((e) => indirect.has(e));
+      if (via) {
+        out.push({ keyword: 'IndirectInherits', message: `${c.name} comes from ${via}, inherited only indirectly`, line: c.line });
       } else {
-        out.push({ keyword: 'MissingInherits', message: `${c.name} needs inherit ${eclass}`, line: c.line });
+        out.push({ keyword: 'MissingInherits', message: `${c.name} needs inherit ${candidates.join(' or ')}`, line: c.line });
       }
     }
     // Helpers called inside $( … ) in variable values are commands too (counted above);

@@ -1,4 +1,3 @@
-import { walk } from '../bash-parser.js';
 import type { Check, EbuildFacts } from '../types.js';
 
 /** Flags matching these come from eclasses we cannot enumerate here (profiles set them). */
@@ -44,10 +43,8 @@ export const useFlagCheck: Check = {
       const arg = c.node.namedChildren.find((n) => n && n.type !== 'command_name');
       if (arg && /^!?[a-z0-9][a-z0-9+_@-]*$/.test(arg.text)) report(arg.text.replace(/^!/, ''), c.line, c.name);
     }
-    // Inside $(usex …) within strings the command nodes are found above, as tree-sitter parses substitutions.
-    void walk;
 
-    if (f.iuse.has('test')) {
+    if (f.iuse.has('test') && !f.commands.some((c) => c.name === 'distutils_enable_tests')) {
       const restrict = f.globalMap.get('RESTRICT')?.value ?? '';
       if (!/!test\?\s*\(\s*test\s*\)/.test(restrict) && !/(^|\s)test(\s|$)/.test(restrict)) {
         out.push({ keyword: 'MissingTestRestrict', message: 'IUSE has test but RESTRICT lacks "!test? ( test )"', line: f.globalMap.get('IUSE')?.line });
