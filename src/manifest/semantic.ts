@@ -5,6 +5,8 @@ import type { ManifestIssue } from './issues.js';
 import type { DefineValue } from './types.js';
 import { SchemaValidator } from './schema-validator.js';
 import { checkBashValue } from '../model/bash-value.js';
+import { needsLocalDescription } from '../model/use-flags.js';
+import { KEYWORDS } from '../lint/index.js';
 import { issueAt, knownReleases, releaseModel, resolveStack, type ResolvedComponent, type StackModel } from '../model/resolve.js';
 import { loadPolicies } from '../model/targets.js';
 import { jsonPath, locate } from './yaml-source.js';
@@ -114,6 +116,17 @@ function checkRelease(model: StackModel): ManifestIssue[] {
     // Overrides can remove or replace required parts: the merged result must still be whole.
     issues.push(...validator.validate('component.schema.json', c.loaded.source, c.spec, [], `as resolved for ${c.version}`));
     const flags = declaredFlags(c);
+    for (const [flag, f] of Object.entries(c.spec.use ?? {})) {
+      if (f.description === undefined && needsLocalDescription(flag)) {
+        issues.push(issueAt(c, ['use', flag], `local USE flag "${flag}" has no description`, 'add `description:` (it goes into metadata.xml)'));
+      }
+    }
+    for (const [i, a] of (c.spec.qa?.accept ?? []).entries()) {
+      if (!KEYWORDS.has(a.keyword)) {
+        const near = closest(a.keyword, [...KEYWORDS.keys()]);
+        issues.push(issueAt(c, ['qa', 'accept', i, 'keyword'], `${a.keyword} is not a lint keyword`, near ? `did you mean ${near}?` : 'see `rocm-ebuild lint --keywords`'));
+      }
+    }
     const checkFlag = (flag: string | undefined, at: (string | number)[]) => {
       if (flag === undefined) return;
       const name = flag.replace(/^!/, '');
@@ -146,7 +159,10 @@ function checkRelease(model: StackModel): ManifestIssue[] {
       if (problem) issues.push(issueAt(c, at, problem.message, problem.hint));
     };
     eachDefine(c.spec.cmake?.defines, ['cmake', 'defines']);
-    (c.spec.cmake?.when ?? []).forEach((w, i) => eachDefine(w.defines, ['cmake', 'when', i, 'defines']));
+    (c.spec.cmake?.when ?? []).forEach((w, i) => {
+      eachDefine(w.defines, ['cmake', 'when', i, 'defines']);
+      eachDefine(w.otherwise, ['cmake', 'when', i, 'otherwise']);
+    });
     for (const [k, v] of Object.entries(c.spec.globals ?? {})) bash(v, ['globals', k]);
     for (const [k, v] of Object.entries(c.spec.tests?.env ?? {})) bash(v, ['tests', 'env', k]);
     const cmd = c.spec.tests?.command;

@@ -29,7 +29,7 @@ export interface CmakeSpec {
   build_type?: 'Release' | 'RelWithDebInfo' | 'Debug';
   defines?: Record<string, DefineValue>;
   flags?: string[];
-  when?: { use: string; defines: Record<string, DefineValue> }[];
+  when?: { use: string; defines: Record<string, DefineValue>; otherwise?: Record<string, DefineValue> }[];
   target_defines?: {
     name: string;
     value: string;
@@ -128,7 +128,7 @@ export interface ComponentSpec {
   targets?: TargetsSpec;
   llvm?: LlvmSpec;
   python?: PythonSpec;
-  use?: Record<string, { description: string; default?: boolean }>;
+  use?: Record<string, { description?: string; default?: boolean }>;
   required_use?: string[];
   deps?: DepSpec[];
   tests?: TestsSpec;
@@ -138,6 +138,7 @@ export interface ComponentSpec {
   globals?: Record<string, BashScalar>;
   restrict?: string[];
   phases?: Partial<Record<PhaseName, PhaseCode>>;
+  qa?: { accept: { keyword: string; reason: string }[] };
   notes?: string;
   overrides?: { versions: VersionRange; set: Partial<ComponentSpec>; reason?: string }[];
 }

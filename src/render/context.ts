@@ -37,7 +37,7 @@ export interface EbuildContext {
   prepare: string[][];
   compilerSetup: string[];
   cmakeArgs: string[];
-  cmakeConditional: { condition: string[]; comment?: string; args: string[] }[];
+  cmakeConditional: { condition: string[]; comment?: string; args: string[]; otherwise?: string[] }[];
   test: {
     enabled: boolean;
     gpu: boolean;
@@ -48,6 +48,30 @@ export interface EbuildContext {
     dir?: string;
     command?: string;
   };
+}
+
+/** Globals eclasses read while inheriting, so they go before `inherit`. */
+const PRE_INHERIT_GLOBALS = new Set(['FORTRAN_NEEDED', 'FORTRAN_STANDARD', 'DOCS_BUILDER', 'DOCS_DIR', 'DOCS_DEPEND', 'DISTUTILS_EXT', 'DISTUTILS_OPTIONAL', 'DISTUTILS_SINGLE_IMPL']);
+
+/** Eclasses exporting pkg_setup, in the order their setups should run. */
+const SETUP_ORDER = ['check-reqs', 'linux-info', 'fortran-2', 'llvm-r2', 'python-any-r1', 'python-single-r1'];
+
+function useTest(cond: string): string {
+  return cond.startsWith('!') ? `! use ${cond.slice(1)}` : `use ${cond}`;
+}
+
+/**
+ * The sed script of a literal replacement, quoted for bash. `from` is any
+ * text: escaped for a basic regular expression, then for the shell. `to` may
+ * hold ${VAR} and $(helper) (checked by the manifest validation), which need
+ * double quotes; otherwise single quotes keep everything literal.
+ */
+export function sedReplace(from: string, to: string): string {
+  const regex = from.replace(/[\\.[\]*^$]/g, (m) => `\\${m}`);
+  const replacement = to.replace(/&/g, '\\&');
+  if (!to.includes('$')) return singleQuoted(`s|${regex}|${replacement}|g`);
+  const dq = (t: string) => t.replace(/[\\"$`]/g, (m) => `\\${m}`);
+  return `"s|${dq(regex)}|${replacement.replace(/"/g, '\\"')}|g"`;
 }
 
 export interface ContextOptions {
@@ -169,7 +193,9 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
   for (const [flag, f] of Object.entries(spec.use ?? {})) iuse.push(`${f.default ? '+' : ''}${flag}`);
   const tests = spec.tests;
   const testsEnabled = Boolean(tests && !tests.restrict);
-  if (testsEnabled) iuse.push('test');
+  // distutils_enable_tests adds IUSE=test and RESTRICT itself.
+  const distutilsTests = spec.build === 'python' && testsEnabled && (tests!.run ?? 'pytest') === 'pytest';
+  if (testsEnabled && !distutilsTests) iuse.push('test');
   iuse.sort((a, b) => a.replace(/^\+/, '').localeCompare(b.replace(/^\+/, '')));
 
   const requiredUse: string[] = [];
@@ -186,33 +212,44 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
 
   const restrictTokens: string[] = [...(spec.restrict ?? [])];
   if (tests?.restrict) restrictTokens.push('test');
-  else if (tests) restrictTokens.push('!test? ( test )');
+  else if (tests && !distutilsTests) restrictTokens.push('!test? ( test )');
 
-  // Globals after the dependency block.
+  // Globals: those eclasses read while inheriting go before inherit, the rest after the dependencies.
   const globals: string[] = [];
   if (spec.cmake?.build_type) globals.push(`CMAKE_BUILD_TYPE=${spec.cmake.build_type}`);
-  for (const [k, v] of Object.entries(spec.globals ?? {})) globals.push(`${k}=${typeof v === 'string' && !/^[A-Za-z0-9_.\/:+=@%-]+$/.test(v) ? `"${v}"` : bashWord(v)}`);
-
-  const afterDeps: string[] = [];
-  if (spec.build === 'python' && tests && !tests.restrict && (tests.run ?? 'pytest') === 'pytest') {
-    afterDeps.push('distutils_enable_tests pytest');
+  for (const [k, v] of Object.entries(spec.globals ?? {})) {
+    const line = `${k}=${typeof v === 'string' && !/^[A-Za-z0-9_.\/:+=@%-]+$/.test(v) ? `"${v}"` : bashWord(v)}`;
+    if (PRE_INHERIT_GLOBALS.has(k)) preInherit.unshift(line);
+    else globals.push(line);
   }
 
-  // pkg_setup: llvm-r2 and python-single-r1 both export it.
+  const afterDeps: string[] = [];
+  if (distutilsTests) afterDeps.push('distutils_enable_tests pytest');
+
+  // pkg_setup: when several inherited eclasses export it, the last one would
+  // silently win; call each, in the order their work depends on.
   const pkgSetup: string[] = [];
-  const singlePython = spec.python?.eclass === 'python-single-r1' || spec.python?.eclass === 'python-any-r1';
-  if (spec.llvm && singlePython) {
-    pkgSetup.push('\tllvm-r2_pkg_setup');
-    const fn = `${spec.python!.eclass}_pkg_setup`;
-    pkgSetup.push(spec.python!.when ? `\tuse ${spec.python!.when} && ${fn}` : `\t${fn}`);
-  } else if (spec.python?.when && singlePython) {
-    pkgSetup.push(`\tuse ${spec.python.when} && ${spec.python.eclass}_pkg_setup`);
+  const setupExporters = SETUP_ORDER.filter((e) => inherit.has(e));
+  const pyWhen = spec.python?.when;
+  const pySetup = spec.python && spec.python.eclass !== 'python-r1' && spec.python.eclass !== 'distutils-r1';
+  if (setupExporters.length > 1 || (pySetup && pyWhen)) {
+    for (const e of setupExporters) {
+      const fn = `${e}_pkg_setup`;
+      pkgSetup.push(pyWhen && e.startsWith('python-') ? `\tuse ${pyWhen} && ${fn}` : `\t${fn}`);
+    }
   }
 
   const pythonCheckDeps: string[] = [];
   if (spec.python?.eclass === 'python-any-r1' && (spec.python.deps ?? []).length > 0) {
+    const groups = new Map<string, string[]>();
     for (const d of spec.python.deps!) {
-      pythonCheckDeps.push(`\tpython_has_version "${versioned(d.atom, d.version)}[\${PYTHON_USEDEP}]"`);
+      const when = d.when ?? '';
+      groups.set(when, [...(groups.get(when) ?? []), `"${versioned(d.atom, d.version)}[\${PYTHON_USEDEP}]"`]);
+    }
+    for (const [when, atoms] of groups) {
+      const check = `python_has_version ${atoms.join(' ')} || return 1`;
+      if (when) pythonCheckDeps.push(`\tif ${useTest(when)}; then`, `\t\t${check}`, '\tfi');
+      else pythonCheckDeps.push(`\t${check}`);
     }
   }
 
@@ -222,13 +259,7 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
     const lines: string[] = [];
     if (op.reason) lines.push(`\t# ${op.reason}`);
     if ('replace' in op) {
-      // `from` is literal text: escape what a basic regular expression would interpret.
-      const from = op.replace.from.replace(/[.[\]*^$]/g, (m) => `\\${m}`);
-      const to = op.replace.to.replace(/&/g, '\\&');
-      const script = `s|${from}|${to}|g`;
-      // A replacement using ${VAR} or $(helper) needs double quotes; the schema keeps ` and \ out.
-      const quoted = to.includes('$') ? `"${script.replace(/"/g, '\\"')}"` : singleQuoted(script);
-      lines.push(...wrapCommand(`sed -i -e ${quoted}`, op.replace.files.map(bashWord)));
+      lines.push(...wrapCommand(`sed -i -e ${sedReplace(op.replace.from, op.replace.to)}`, op.replace.files.map(bashWord)));
     } else if ('delete_lines' in op) {
       lines.push(...wrapCommand(`sed -i -e ${singleQuoted(`\\|${op.delete_lines.matching}|d`)}`, op.delete_lines.files.map(bashWord)));
     } else {
@@ -254,8 +285,9 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
   const cmakeConditional: EbuildContext['cmakeConditional'] = [];
   for (const w of spec.cmake?.when ?? []) {
     cmakeConditional.push({
-      condition: [`if ${w.use.startsWith('!') ? `! use ${w.use.slice(1)}` : `use ${w.use}`}; then`],
+      condition: [`if ${useTest(w.use)}; then`],
       args: Object.entries(w.defines).map(([n, v]) => defineArg(n, v)),
+      ...(w.otherwise ? { otherwise: Object.entries(w.otherwise).map(([n, v]) => defineArg(n, v)) } : {}),
     });
   }
   for (const td of spec.cmake?.target_defines ?? []) {
@@ -270,8 +302,11 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
 
   // src_test.
   const env: string[] = [];
-  for (const [k, v] of Object.entries(tests?.env ?? {})) env.push(`\tlocal -x ${k}=${bashWord(v)}`);
-  for (const [k, v] of Object.entries(tests?.command?.env ?? {})) env.push(`\tlocal -x ${k}=${bashWord(v)}`);
+  for (const [k, v] of [...Object.entries(tests?.env ?? {}), ...Object.entries(tests?.command?.env ?? {})]) {
+    // `local -x X="$(cmd)"` would hide cmd's failure (shellcheck SC2155).
+    if (String(v).includes('$(')) env.push(`\tlocal -x ${k}`, `\t${k}=${bashWord(v)}`);
+    else env.push(`\tlocal -x ${k}=${bashWord(v)}`);
+  }
   let run = tests?.run ?? (spec.build === 'python' ? 'pytest' : spec.build === 'cmake' ? 'ctest' : 'default');
   if (tests?.command) run = 'command';
   const test: EbuildContext['test'] = {
@@ -294,7 +329,7 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
     inherit: [...inherit].sort(),
     description: spec.description,
     homepage: spec.homepage,
-    srcUri: c.distfiles.map((d) => (d.when ? `${d.when}? ( ${d.uri} )` : d.uri)),
+    srcUri: depLines(c.distfiles.map((d) => ({ text: d.uri, ...(d.when ? { when: d.when } : {}) }))),
     s: c.sourceDir,
     license: spec.license,
     slot: '0/$(ver_cut 1-2)',

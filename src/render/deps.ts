@@ -45,9 +45,14 @@ export function collectDeps(c: ResolvedComponent, model: StackModel, llvmCompat:
         for (const d of pyDeps) add(d.classes, { text: pyAtom(d.atom, d.version), ...whenOf(d.when ?? pyWhen) });
         break;
       case 'python-any-r1': {
-        const anyDeps = pyDeps.map((d) => pyAtom(d.atom, d.version));
-        const text = anyDeps.length > 0 ? `$(python_gen_any_dep '${anyDeps.join(' ')}')` : '${PYTHON_DEPS}';
-        add(['BDEPEND'], { text, ...(pyWhen ? { when: pyWhen } : {}) });
+        // ${PYTHON_DEPS} always; module deps per USE condition, through python_gen_any_dep.
+        add(['BDEPEND'], { text: '${PYTHON_DEPS}', ...whenOf(pyWhen) });
+        const groups = new Map<string, string[]>();
+        for (const d of pyDeps) {
+          const when = d.when ?? pyWhen ?? '';
+          groups.set(when, [...(groups.get(when) ?? []), pyAtom(d.atom, d.version)]);
+        }
+        for (const [when, atoms] of groups) add(['BDEPEND'], { text: `$(python_gen_any_dep '${atoms.join(' ')}')`, ...whenOf(when || undefined) });
         break;
       }
       case 'distutils-r1':

@@ -1,6 +1,7 @@
 import type { ResolvedComponent, StackModel } from '../model/resolve.js';
 import { buildContext } from './context.js';
 import { templateEnv } from './env.js';
+import { isUseExpand } from '../model/use-flags.js';
 
 export interface RenderOptions {
   /** The copyright year in the header; defaults to this year (or SOURCE_DATE_EPOCH's). */
@@ -35,6 +36,7 @@ export function metadataContext(c: ResolvedComponent, model: StackModel): Metada
   return {
     maintainers: model.manifest.stack.defaults?.maintainers ?? DEFAULT_MAINTAINERS,
     useFlags: Object.entries(c.spec.use ?? {})
+      .filter((e): e is [string, { description: string }] => e[1].description !== undefined && !isUseExpand(e[0]))
       .map(([name, f]) => ({ name, description: f.description }))
       .sort((a, b) => a.name.localeCompare(b.name)),
     remoteIds: repos.map((id) => ({ type: 'github', id })),

@@ -1,0 +1,49 @@
+/**
+ * Which USE flags need a local description in metadata.xml. USE_EXPAND flags
+ * are described by the profiles (profiles/desc/*.desc) and global flags by
+ * ::gentoo's profiles/use.desc, so repeating them locally is noise
+ * (pkgcheck's RedundantLongDescription-style findings).
+ */
+export const USE_EXPAND_PREFIXES = [
+  'amdgpu_targets_',
+  'cpu_flags_',
+  'video_cards_',
+  'python_targets_',
+  'python_single_target_',
+  'llvm_slot_',
+  'llvm_targets_',
+  'input_devices_',
+  'l10n_',
+];
+
+/** Global flags of ::gentoo (profiles/use.desc) the stack uses. */
+export const GLOBAL_FLAGS = new Set([
+  'X',
+  'cuda',
+  'debug',
+  'doc',
+  'examples',
+  'ffmpeg',
+  'fortran',
+  'mpi',
+  'opencl',
+  'opencv',
+  'openmp',
+  'opengl',
+  'python',
+  'rocm',
+  'static',
+  'static-libs',
+  'test',
+  'tbb',
+  'vulkan',
+  'vaapi',
+]);
+
+export function isUseExpand(flag: string): boolean {
+  return USE_EXPAND_PREFIXES.some((p) => flag.startsWith(p));
+}
+
+export function needsLocalDescription(flag: string): boolean {
+  return !isUseExpand(flag) && !GLOBAL_FLAGS.has(flag);
+}
