@@ -5,6 +5,7 @@ import { ExitCode } from '../cli/exit-codes.js';
 import type { Progress } from '../cli/progress.js';
 import { loadManifestOrFail, stackFor } from '../cli/stack.js';
 import {
+  describeProblem,
   ensureDistfiles,
   parseManifest,
   resolveDistdir,
@@ -256,10 +257,10 @@ async function ensureAllDistfiles(
   const failed = results.filter((r) => r.status === 'failed');
   if (missing.length > 0 || failed.length > 0) {
     const distdir = resolveDistdir(o.distdir);
-    const lines = [...missing, ...failed].map(
-      (r) =>
-        `  ${r.name} (${r.status}; needed by ${r.neededBy.map((n) => `${n.atom}/${n.ebuild}`).join(', ')})${r.error ? `: ${r.error}` : ''}` +
-        `${r.hint ? `\n    ${r.hint}` : ''}`,
+    const lines = [...missing, ...failed].map((r) =>
+      r.status === 'missing'
+        ? `  ${r.name} (missing; needed by ${r.neededBy.map((n) => `${n.atom}/${n.ebuild}`).join(', ')})`
+        : describeProblem(r).replace(/^/gm, '  '),
     );
     const how = missing.length > 0
       ? `Put the files into ${distdir} (or point --distdir at a directory holding them)${o.offline ? ', or run without --offline to download them' : ''}.`

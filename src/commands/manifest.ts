@@ -1,0 +1,91 @@
+import { Args, Flags } from '@oclif/core';
+import path from 'node:path';
+import { BaseCommand } from '../cli/base-command.js';
+import { UserError } from '../cli/errors.js';
+import { ExitCode } from '../cli/exit-codes.js';
+import { loadManifestOrFail, manifestFlag } from '../cli/stack.js';
+import { createProgress, describeProblem, mirrorsFromEnv, resolveDistdir } from '../distfiles/index.js';
+import { ManifestError } from '../manifest/issues.js';
+import { knownReleases, releaseModel, resolveStack } from '../model/resolve.js';
+import { loadPolicies } from '../model/targets.js';
+import { refreshManifests } from '../overlay/manifests.js';
+import { scanOverlay } from '../overlay/scan.js';
+
+export default class ManifestCommand extends BaseCommand {
+  static override summary = "Fetch, hash and rewrite packages' thin Manifests in an overlay";
+  static override description = `For each package (default: every stack package the overlay holds) the distfiles of the ebuild
+versions present are fetched into the distdir when missing (several at once, resuming partial files,
+retrying transient failures), hashed with BLAKE2B and SHA512 in one read, and the package's Manifest is
+rewritten: sorted DIST lines, lines of removed versions dropped, lines of versions the stack manifest does
+not know kept. Existing lines are trusted: a file that disagrees with one is rejected (--force recomputes).
+Packages whose distfiles all succeeded get their Manifest even when others fail; other packages are never
+touched. Nothing is committed.
+
+Exit codes: 0 done, 2 invalid input or unknown package, 3 distfiles missing with --offline, 5 a download
+or verification failed (packages that succeeded were still written).`;
+
+  static override examples = [
+    { description: 'Every stack package of an overlay', command: '<%= config.bin %> <%= command.id %> --overlay ~/rocm-overlay' },
+    { description: 'Two packages, through a local mirror, 8 downloads at once', command: '<%= config.bin %> <%= command.id %> sci-libs/rocBLAS dev-util/hip --overlay ~/rocm-overlay --mirror http://mirror.lan/distfiles --jobs 8' },
+    { description: 'Only what the distdir already holds, results as JSON', command: '<%= config.bin %> <%= command.id %> --overlay ~/rocm-overlay --distdir /var/cache/distfiles --offline --json' },
+  ];
+
+  static override strict = false;
+  static override args = { atoms: Args.string({ description: 'packages (category/PN or PN); default: all stack packages in the overlay' }) };
+
+  static override flags = {
+    overlay: Flags.string({ char: 'o', description: 'the overlay', required: true, helpValue: 'DIR' }),
+    manifest: manifestFlag,
+    distdir: Flags.string({ description: 'where distfiles are found and downloaded to (default: $DISTDIR, else ~/.cache/rocm-ebuild/distfiles)', helpValue: 'DIR' }),
+    offline: Flags.boolean({ description: 'do not download; use only what the distdir holds' }),
+    mirror: Flags.string({ description: 'a flat mirror tried before upstream as URL/<file> (repeatable; GENTOO_MIRRORS is honoured too)', multiple: true, helpValue: 'URL' }),
+    jobs: Flags.integer({ char: 'j', description: 'downloads at once (default 4)', min: 1, max: 64 }),
+    force: Flags.boolean({ description: 'recompute every line instead of trusting the existing Manifest' }),
+  };
+
+  async run(): Promise<unknown> {
+    const { argv, flags } = await this.parse(ManifestCommand);
+    const manifest = await loadManifestOrFail(flags.manifest);
+    const policies = await loadPolicies(manifest);
+    if ('issues' in policies) throw new ManifestError(policies.issues);
+    // Every component in any release, so packages of every version present are found.
+    const all = new Map<string, ReturnType<typeof resolveStack>['components'][number]>();
+    for (const v of knownReleases(manifest)) {
+      for (const c of resolveStack(manifest, releaseModel(manifest, v, policies.byRelease.get(v)!)!).components) all.set(c.atom, c);
+    }
+    const asked = (argv as string[]).map((a) => all.get(a)?.atom ?? [...all.values()].find((c) => c.pn === a)?.atom ?? a);
+    const unknown = asked.filter((a) => !all.has(a));
+    if (unknown.length > 0) throw new UserError(`not a package of the stack: ${unknown.join(', ')}`, ExitCode.invalidInput);
+    const dir = path.resolve(flags.overlay);
+    const state = await scanOverlay(dir, [...all.keys()]);
+    if (!state.exists) throw new UserError(`no overlay at ${dir}`, ExitCode.invalidInput);
+    const components = [...all.values()].filter((c) => (asked.length ? asked.includes(c.atom) : state.packages.has(c.atom)));
+    const absent = components.filter((c) => !state.packages.has(c.atom)).map((c) => c.atom);
+    if (absent.length > 0) throw new UserError(`the overlay holds no ebuild of ${absent.join(', ')}`, ExitCode.invalidInput);
+
+    const json = this.jsonEnabled();
+    const distdir = resolveDistdir(flags.distdir);
+    const { packages, distfiles } = await refreshManifests(manifest, policies, state, components, {
+      distdir,
+      offline: flags.offline,
+      mirrors: [...(flags.mirror ?? []), ...mirrorsFromEnv()],
+      force: flags.force,
+      ...(flags.jobs ? { jobs: flags.jobs } : {}),
+      progress: createProgress({ quiet: json }),
+    });
+    const bad = distfiles.filter((r) => r.status === 'missing' || r.status === 'failed');
+    const result = { overlay: dir, distdir, packages, distfiles };
+    if (!json) {
+      for (const p of packages) {
+        const extra = p.unknownVersions.length ? ` (kept lines of ${p.unknownVersions.join(', ')}: unknown to the stack manifest)` : '';
+        this.log(`${p.status.padEnd(12)} ${p.atom}${p.status === 'no-distfiles' ? ': no distfiles, no Manifest needed' : ''}${extra}`);
+      }
+      for (const r of bad) process.stderr.write(`${describeProblem(r)}\n`);
+    }
+    if (bad.length > 0) {
+      if (json) this.logJson(result);
+      this.exit(bad.some((r) => r.status === 'failed') ? ExitCode.fetchFailed : ExitCode.missingDistfiles);
+    }
+    return result;
+  }
+}
