@@ -146,6 +146,11 @@ function checkRelease(model: StackModel): ManifestIssue[] {
     (c.spec.deps ?? []).forEach((d, i) => checkFlag(d.when, ['deps', i, 'when']));
     (c.spec.python?.deps ?? []).forEach((d, i) => checkFlag(d.when, ['python', 'deps', i, 'when']));
     (c.spec.cmake?.when ?? []).forEach((w, i) => checkFlag(w.use, ['cmake', 'when', i, 'use']));
+    (c.spec.llvm?.deps ?? []).forEach((d, i) => checkFlag(d.when, ['llvm', 'deps', i, 'when']));
+    (c.spec.prepare ?? []).forEach((op, i) => checkFlag(op.when, ['prepare', i, 'when']));
+    if (c.spec.tests && !c.spec.tests.restrict && c.spec.tests.gpu === undefined) {
+      issues.push(issueAt(c, ['tests'], 'tests need `gpu: true` or `gpu: false`', 'say whether the tests need an AMD GPU (check_amdgpu), or set restrict: true'));
+    }
     (c.spec.targets.required_use_when ?? []).forEach((w, i) => checkFlag(w, ['targets', 'required_use_when', i]));
     const eachDefine = (defines: Record<string, DefineValue> | undefined, at: (string | number)[]) => {
       for (const [name, v] of Object.entries(defines ?? {})) {

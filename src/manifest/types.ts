@@ -49,7 +49,7 @@ export interface TargetsSpec {
 }
 
 export interface LlvmSpec {
-  deps: { atom: string; classes: DepClass[]; slot_op?: boolean }[];
+  deps: { atom: string; classes: DepClass[]; slot_op?: boolean; when?: string }[];
 }
 
 export interface PythonDepSpec {
@@ -78,7 +78,7 @@ export interface DepSpec {
 }
 
 export interface TestsSpec {
-  gpu: boolean;
+  gpu?: boolean;
   restrict?: boolean;
   run?: 'ctest' | 'command' | 'pytest' | 'default';
   jobs?: number;
@@ -87,7 +87,7 @@ export interface TestsSpec {
   skip?: string[];
 }
 
-export type PrepareOp = { reason?: string } & (
+export type PrepareOp = { reason?: string; when?: string } & (
   | { replace: { files: string[]; from: string; to: string } }
   | { delete_lines: { files: string[]; matching: string } }
   | { remove: string[] }

@@ -256,7 +256,7 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
   // src_prepare fix-ups.
   const prepare: string[][] = [];
   for (const op of spec.prepare ?? []) {
-    const lines: string[] = [];
+    let lines: string[] = [];
     if (op.reason) lines.push(`\t# ${op.reason}`);
     if ('replace' in op) {
       lines.push(...wrapCommand(`sed -i -e ${sedReplace(op.replace.from, op.replace.to)}`, op.replace.files.map(bashWord)));
@@ -264,6 +264,10 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
       lines.push(...wrapCommand(`sed -i -e ${singleQuoted(`\\|${op.delete_lines.matching}|d`)}`, op.delete_lines.files.map(bashWord)));
     } else {
       lines.push(...wrapCommand('rm -r', op.remove.map(bashWord)));
+    }
+    if (op.when) {
+      const [comment, body] = op.reason ? [lines.slice(0, 1), lines.slice(1)] : [[], lines];
+      lines = [...comment, `\tif ${useTest(op.when)}; then`, ...body.map((l) => `\t${l}`), '\tfi'];
     }
     prepare.push(lines);
   }

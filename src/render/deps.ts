@@ -45,8 +45,9 @@ export function collectDeps(c: ResolvedComponent, model: StackModel, llvmCompat:
         for (const d of pyDeps) add(d.classes, { text: pyAtom(d.atom, d.version), ...whenOf(d.when ?? pyWhen) });
         break;
       case 'python-any-r1': {
-        // ${PYTHON_DEPS} always; module deps per USE condition, through python_gen_any_dep.
-        add(['BDEPEND'], { text: '${PYTHON_DEPS}', ...whenOf(pyWhen) });
+        // python_gen_any_dep brings the interpreter with the modules; ${PYTHON_DEPS}
+        // is needed only where no unconditional module dependency does that.
+        if (!pyDeps.some((d) => !d.when)) add(['BDEPEND'], { text: '${PYTHON_DEPS}', ...whenOf(pyWhen) });
         const groups = new Map<string, string[]>();
         for (const d of pyDeps) {
           const when = d.when ?? pyWhen ?? '';
@@ -63,13 +64,16 @@ export function collectDeps(c: ResolvedComponent, model: StackModel, llvmCompat:
   }
 
   if (c.spec.llvm && llvmCompat) {
-    const byClasses = new Map<string, string[]>();
+    // One llvm_gen_dep per set of classes and USE condition.
+    const groups = new Map<string, { classes: DepClass[]; when?: string; atoms: string[] }>();
     for (const d of c.spec.llvm.deps) {
-      const key = d.classes.join(' ');
-      byClasses.set(key, [...(byClasses.get(key) ?? []), `${d.atom}:\${LLVM_SLOT}${d.slot_op === false ? '' : '='}`]);
+      const key = `${d.classes.join(' ')}|${d.when ?? ''}`;
+      const g = groups.get(key) ?? { classes: d.classes, ...whenOf(d.when), atoms: [] };
+      g.atoms.push(`${d.atom}:\${LLVM_SLOT}${d.slot_op === false ? '' : '='}`);
+      groups.set(key, g);
     }
-    for (const [classes, atoms] of byClasses) {
-      add(classes.split(' ') as DepClass[], { text: `$(llvm_gen_dep '${atoms.join(' ')}')` });
+    for (const g of groups.values()) {
+      add(g.classes, { text: `$(llvm_gen_dep '${g.atoms.join(' ')}')`, ...whenOf(g.when) });
     }
   }
 

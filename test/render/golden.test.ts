@@ -1,0 +1,57 @@
+import { strict as assert } from 'node:assert';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { loadManifest } from '../../src/manifest/load.js';
+import { releaseModel, resolveStack, type StackModel } from '../../src/model/resolve.js';
+import { loadPolicies } from '../../src/model/targets.js';
+import { renderEbuild, renderMetadata } from '../../src/render/index.js';
+import { root, shippedManifest } from '../helpers/project.js';
+
+/**
+ * Golden ebuilds of representative packages: a diff in review shows exactly
+ * what a change does to generated output. After an intended change, rewrite
+ * them with: UPDATE_GOLDEN=1 npm test
+ */
+const GOLDEN = path.join(root, 'test', 'fixtures', 'golden', '6.2.2');
+const YEAR = 2026;
+const PACKAGES = [
+  'dev-util/hip', // several tarballs, llvm-r2, skip-globals
+  'dev-libs/rocm-comgr', // a subdirectory of the shared llvm-project tarball
+  'sci-libs/rocBLAS', // Tensile, full targets, GPU tests
+  'sci-libs/rocPRIM', // header-only, targets only for tests
+  'dev-util/Tensile', // Python (distutils-r1)
+  'sci-libs/composable-kernel', // CMake HIP language, subset, DL_KERNELS rule
+];
+
+describe('golden ebuilds (ROCm 6.2.2)', () => {
+  let model: StackModel;
+
+  before(async () => {
+    const manifest = await loadManifest(shippedManifest);
+    const policies = await loadPolicies(manifest);
+    if ('issues' in policies) throw new Error('bad policies');
+    model = resolveStack(manifest, releaseModel(manifest, '6.2.2', policies.byRelease.get('6.2.2')!)!);
+  });
+
+  for (const atom of PACKAGES) {
+    it(`${atom} renders as the golden file`, async () => {
+      const c = model.byAtom.get(atom);
+      assert.ok(c, `${atom} is not in the stack`);
+      const files = {
+        [`${c.pn}-6.2.2.ebuild`]: renderEbuild(c, model, { year: YEAR }),
+        [`${c.pn}.metadata.xml`]: renderMetadata(c, model),
+      };
+      const dir = path.join(GOLDEN, c.category);
+      for (const [name, text] of Object.entries(files)) {
+        const file = path.join(dir, name);
+        if (process.env.UPDATE_GOLDEN === '1' || !existsSync(file)) {
+          if (process.env.CI && process.env.UPDATE_GOLDEN !== '1') assert.fail(`missing golden file ${path.relative(root, file)}`);
+          await mkdir(dir, { recursive: true });
+          await writeFile(file, text);
+        }
+        assert.equal(text, await readFile(file, 'utf8'), `${name} differs from ${path.relative(root, file)} (UPDATE_GOLDEN=1 rewrites it)`);
+      }
+    });
+  }
+});

@@ -1,0 +1,129 @@
+import { strict as assert } from 'node:assert';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { loadManifest } from '../../src/manifest/load.js';
+import { knownReleases, releaseModel, resolveStack, type StackModel } from '../../src/model/resolve.js';
+import { loadPolicies } from '../../src/model/targets.js';
+import { lintComponent } from '../../src/lint/component.js';
+import { failing, formatText } from '../../src/lint/index.js';
+import { renderEbuild, renderMetadata } from '../../src/render/index.js';
+import { removeDir, root, shippedManifest, tempDir } from '../helpers/project.js';
+
+const run = promisify(execFile);
+
+/** Our restatement of the DTD always; Gentoo's own copy too when the workspace has it. */
+const DTDS = [
+  path.join(root, 'test', 'fixtures', 'metadata.dtd'),
+  ...[process.env.ROCM_EBUILD_GENTOO_DTD, path.join(root, '..', 'shared', 'reference', 'gentoo-metadata.dtd')].filter(
+    (p): p is string => Boolean(p) && existsSync(p!),
+  ),
+];
+
+async function models(): Promise<StackModel[]> {
+  const manifest = await loadManifest(shippedManifest);
+  const policies = await loadPolicies(manifest);
+  if ('issues' in policies) throw new Error(JSON.stringify(policies.issues));
+  return knownReleases(manifest).map((v) => resolveStack(manifest, releaseModel(manifest, v, policies.byRelease.get(v)!)!));
+}
+
+describe('every generated ebuild of the shipped stack', function () {
+  this.timeout(180_000);
+  let all: StackModel[];
+  let tmp: string;
+
+  before(async () => {
+    all = await models();
+    tmp = await tempDir('rocm-ebuild-qa-');
+  });
+  after(() => removeDir(tmp));
+
+  it('6.2.2: passes our pkgcheck-style checks, real bash -n and shellcheck, with no warning', async () => {
+    const model = all.find((m) => m.release.version === '6.2.2')!;
+    const problems: string[] = [];
+    for (const c of model.components) {
+      const lint = await lintComponent(c, model, { tools: { shellcheck: true } });
+      const bad = lint.results.filter((r) => r.level !== 'info');
+      if (bad.length) problems.push(formatText(bad).trimEnd());
+      for (const t of lint.tools) problems.push(`${lint.file}:${t.line}: ${t.tool} ${t.code ?? ''} ${t.message}`);
+    }
+    assert.deepEqual(problems, []);
+    assert.ok(model.components.length >= 45);
+  });
+
+  it('every other release passes our checks too (errors and warnings)', async () => {
+    const problems: string[] = [];
+    for (const model of all.filter((m) => m.release.version !== '6.2.2')) {
+      for (const c of model.components) {
+        const bad = failing((await lintComponent(c, model)).results);
+        if (bad.length) problems.push(`${model.release.version}: ${formatText(bad).trimEnd()}`);
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  it('metadata.xml validates against the metadata DTD with xmllint', async () => {
+    const model = all.find((m) => m.release.version === '6.2.2')!;
+    for (const c of model.components) {
+      const file = path.join(tmp, `${c.pn}-metadata.xml`);
+      await writeFile(file, renderMetadata(c, model));
+      for (const dtd of DTDS) {
+        try {
+          await run('xmllint', ['--noout', '--nonet', '--dtdvalid', dtd, file]);
+        } catch (err) {
+          assert.fail(`${c.atom}/metadata.xml against ${path.basename(dtd)}: ${(err as { stderr?: string }).stderr}`);
+        }
+      }
+    }
+  });
+
+  it('every distfile name means one upstream file, across packages and releases', () => {
+    const urls = new Map<string, string>();
+    for (const model of all) {
+      for (const c of model.components) {
+        for (const d of c.distfiles) {
+          const seen = urls.get(d.name);
+          assert.ok(!seen || seen === d.urls[0], `${d.name} is both ${seen} and ${d.urls[0]}`);
+          urls.set(d.name, d.urls[0]!);
+          // A file that changes with the release must say which release it is, or two
+          // releases would share one DISTDIR name for different contents.
+          if (d.urls[0]!.includes(model.release.version)) {
+            assert.ok(d.name.includes(model.release.version), `${c.atom}: ${d.name} comes from ${d.urls[0]} but does not name ${model.release.version}`);
+          }
+        }
+      }
+    }
+  });
+
+  it('the libraries with device code use rocm.eclass with targets, and their GPU dependencies share them', () => {
+    const model = all.find((m) => m.release.version === '6.2.2')!;
+    const withTargets = model.components.filter((c) => ['full', 'subset'].includes(c.spec.targets.mode));
+    assert.ok(withTargets.length >= 20, `${withTargets.length} packages with amdgpu_targets`);
+    for (const atom of ['sci-libs/rocBLAS', 'sci-libs/composable-kernel', 'sci-libs/miopen', 'sci-libs/rocFFT', 'sci-libs/rocRAND']) {
+      assert.ok(withTargets.some((c) => c.atom === atom), `${atom} has no amdgpu_targets`);
+    }
+    const miopen = model.byAtom.get('sci-libs/miopen')!;
+    const rocblas = miopen.spec.deps!.find((d) => d.atom === 'sci-libs/rocBLAS')!;
+    assert.equal(rocblas.gpu, true, 'MIOpen must depend on rocBLAS[${ROCM_USEDEP}]');
+  });
+
+  it('composable-kernel honours the selected targets and turns on DL kernels only where needed', () => {
+    const model = all.find((m) => m.release.version === '6.2.2')!;
+    const ck = model.byAtom.get('sci-libs/composable-kernel')!;
+    assert.equal(ck.spec.compiler, 'hip-lang');
+    // INSTANCES_ONLY=ON would build every default target whatever GPU_TARGETS says.
+    const text = renderEbuild(ck, model, { year: 2026 });
+    assert.doesNotMatch(text, /-DINSTANCES_ONLY=ON/);
+    assert.match(text, /\n\telse\n\t\tmycmakeargs\+=\(\n\t\t\t-DINSTANCES_ONLY=OFF\n\t\t\)\n\tfi\n/);
+    assert.match(text, /-DGPU_TARGETS="\$\(get_amdgpu_flags/);
+    assert.match(text, /-DCMAKE_HIP_ARCHITECTURES="\$\(get_amdgpu_flags ";"\)"/);
+    assert.match(text, /\trocm_use_clang\n/);
+    if (ck.targets.includes('gfx1030')) assert.match(text, /\tif use amdgpu_targets_gfx1030; then\n\t\tmycmakeargs\+=\(\n\t\t\t-DDL_KERNELS=ON\n/);
+    const dl = ck.spec.cmake?.target_defines?.find((t) => t.name === 'DL_KERNELS');
+    assert.ok(dl, 'no DL_KERNELS rule');
+    assert.equal(dl.value, 'ON');
+    assert.equal(ck.spec.cmake?.defines?.DL_KERNELS, undefined, 'DL_KERNELS is tested with if(DEFINED): never pass it unconditionally');
+  });
+});
