@@ -65,7 +65,8 @@ async function statFile(file: string): Promise<{ size: number; isFile: boolean }
  * Makes every needed distfile present and verified in the distdir: files
  * already there are hashed (through the cache) and checked, missing ones are
  * downloaded (unless offline). One result per distinct file name, in the order
- * of first appearance. Never throws for a per-file problem: the result says it.
+ * of first appearance. Never throws for a per-file problem: the result says it;
+ * throws only when the distdir cannot be created.
  *
  * A file already in the distdir that contradicts its Manifest entry is moved
  * aside to `<name>._checksum_failure_.<random>` (kept, not deleted, so it can be
@@ -79,16 +80,27 @@ export async function ensureDistfiles(needs: DistfileNeed[], options: EnsureOpti
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const merged = mergeNeeds(needs);
 
-  if (!offline) await fs.mkdir(distdir, { recursive: true });
+  if (!offline) {
+    try {
+      await fs.mkdir(distdir, { recursive: true });
+    } catch (err) {
+      // Nothing can be fetched at all: one clear error beats a failure per file.
+      throw new Error(`cannot create the distdir ${distdir}: ${(err as Error).message}`);
+    }
+  }
   const initial = await Promise.all(
-    merged.map(async (m) => (isValidDistfileName(m.need.name) ? statFile(path.join(distdir, m.need.name)) : undefined)),
+    merged.map(async (m) => {
+      if (!isValidDistfileName(m.need.name)) return undefined;
+      // A file that cannot even be stat'ed fails on its own below, with the error.
+      return statFile(path.join(distdir, m.need.name)).catch((err: Error) => err);
+    }),
   );
   progress.begin({
     files: merged.length,
     downloads: offline
       ? []
       : merged
-          .filter((m, i) => !initial[i] && !m.conflict && isValidDistfileName(m.need.name))
+          .filter((m, i) => initial[i] === undefined && !m.conflict && isValidDistfileName(m.need.name))
           .map((m) => ({ name: m.need.name, ...(m.need.expected ? { size: m.need.expected.size } : {}) })),
   });
 
@@ -232,7 +244,9 @@ export async function ensureDistfiles(needs: DistfileNeed[], options: EnsureOpti
       return result(need, { status: 'failed', error: m.conflict, hint: 'Correct the wrong Manifest entry (or delete it to rehash), then run again.' });
     }
     try {
-      return await settle(need, initial[index]);
+      const known = initial[index];
+      if (known instanceof Error) throw known;
+      return await settle(need, known);
     } catch (err) {
       const c = classifyError(err);
       return result(need, {

@@ -257,7 +257,7 @@ export async function fetchDistfile(
       }
       if (failuresInARow > retries) {
         note(result.url, result.outcome, 'transient');
-        if (isMirror && result.bytes === 0) ctx.mirrors.markDead(candidate.mirror!, result.outcome);
+        if (isMirror && result.bytes <= resume.from) ctx.mirrors.markDead(candidate.mirror!, result.outcome);
         break;
       }
       const delay = backoffDelay(ctx.policy, Math.max(1, failuresInARow), result.retryAfterMs);

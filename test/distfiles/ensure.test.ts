@@ -204,6 +204,15 @@ describe('distfiles: ensureDistfiles', () => {
     assert.match(text, /what to do: /);
   });
 
+  it('throws one clear error when the distdir cannot be created, and fails files it cannot stat', async () => {
+    await fs.writeFile(distdir, 'not a directory');
+    await assert.rejects(ensureDistfiles([need('a.tar.gz', [server.url('/f/a')])], opts()), /cannot create the distdir .*distfiles/);
+    const [r] = await ensureDistfiles([need('a.tar.gz', [])], opts({ offline: true }));
+    assert.equal(r!.status, 'failed');
+    assert.match(r!.error!, /ENOTDIR/);
+    assert.equal(server.requests.length, 0);
+  });
+
   it('rejects names that would escape the distdir', async () => {
     const [r] = await ensureDistfiles([need('../evil', [server.url('/x')])], opts());
     assert.equal(r!.status, 'failed');
