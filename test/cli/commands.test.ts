@@ -1,0 +1,67 @@
+import { strict as assert } from 'node:assert';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { root, runCli } from '../helpers/project.js';
+
+const commands = readdirSync(path.join(root, 'dist', 'src', 'commands'))
+  .filter((f) => f.endsWith('.js'))
+  .map((f) => f.replace(/\.js$/, ''))
+  .sort();
+
+describe('CLI conventions', function () {
+  this.timeout(60_000);
+
+  it('has the commands the README documents', () => {
+    assert.deepEqual(commands, ['bump', 'eclass', 'eclassdoc', 'graph', 'lint', 'manifest', 'render', 'validate']);
+  });
+
+  for (const command of commands) {
+    it(`${command} --help shows usage, flags with descriptions, examples and --json`, async () => {
+      const r = await runCli([command, '--help']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /^USAGE\n {2}\$ rocm-ebuild /m);
+      assert.match(r.stdout, /^EXAMPLES\n/m, `${command} --help has no examples`);
+      assert.match(r.stdout, /--json\s+Format output as json\./);
+      assert.match(r.stdout, /^DESCRIPTION\n/m);
+    });
+  }
+
+  it('an unknown flag is a usage error (exit 2)', async () => {
+    const r = await runCli(['graph', '--version', '6.2.2', '--colour']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /Nonexistent flag: --colour/);
+  });
+
+  it('graph prints the build order as text and as Graphviz DOT', async () => {
+    const text = await runCli(['graph', '--version', '6.2.2']);
+    assert.equal(text.code, 0, text.stderr);
+    const lines = text.stdout.split('\n');
+    assert.match(lines[0]!, /^ {1}1\. dev-build\/rocm-cmake$/);
+    assert.ok(lines.some((l) => /\. sci-libs\/rocBLAS {2}<- .*dev-util\/Tensile/.test(l)));
+    const dot = await runCli(['graph', '--version', '6.2.2', '--format', 'dot']);
+    assert.equal(dot.code, 0);
+    assert.match(dot.stdout, /^digraph "ROCm 6\.2\.2" \{\n/);
+    assert.match(dot.stdout, /\t"sci-libs\/rocBLAS" -> "dev-util\/Tensile"/);
+    assert.match(dot.stdout, /\}\n$/);
+    assert.equal((dot.stdout.match(/ -> /g) ?? []).length, (JSON.parse((await runCli(['graph', '--version', '6.2.2', '--json'])).stdout) as { edges: unknown[] }).edges.length);
+  });
+
+  it('render prints one ebuild, suggests the nearest name for a typo, and honours --json', async () => {
+    const ok = await runCli(['render', 'rocBLAS', '--version', '6.2.2']);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /^# Copyright 1999-\d{4} Gentoo Authors\n/);
+    assert.match(ok.stdout, /\nSLOT="0\/\$\(ver_cut 1-2\)"\n/);
+    const typo = await runCli(['render', 'sci-libs/rocBLASS', '--version', '6.2.2']);
+    assert.equal(typo.code, 2);
+    assert.match(typo.stderr, /no package sci-libs\/rocBLASS in the 6\.2\.2 stack; did you mean sci-libs\/rocBLAS\?/);
+    const json = JSON.parse((await runCli(['render', 'hip', '--version', '6.2.2', '--metadata', '--json'])).stdout) as { file: string; text: string };
+    assert.equal(json.file, 'dev-util/hip/metadata.xml');
+    assert.match(json.text, /<remote-id type="github">ROCm\/clr<\/remote-id>/);
+  });
+
+  it('respects NO_COLOR and stays free of escape sequences when not a TTY', async () => {
+    const r = await runCli(['validate']);
+    assert.equal(r.code, 0);
+    assert.doesNotMatch(r.stdout + r.stderr, /\x1b\[/);
+  });
+});
