@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Flags } from '@oclif/core';
+import { formatIssue } from '../manifest/issues.js';
 import { BaseCommand } from '../cli/base-command.js';
 import { UserError } from '../cli/errors.js';
 import { ExitCode } from '../cli/exit-codes.js';
@@ -8,7 +9,6 @@ import { projectRoot } from '../paths.js';
 import {
   changedLines,
   EclassTableError,
-  formatTargetTableIssue,
   loadTargetTable,
   planGeneratedFiles,
   TargetTableError,
@@ -118,7 +118,7 @@ async function loadTable(file: string | undefined): Promise<TargetTable> {
   } catch (err) {
     if (err instanceof TargetTableError) {
       throw new UserError(
-        `${err.issues.length} problem${err.issues.length === 1 ? '' : 's'} in the target table:\n${err.issues.map((i) => formatTargetTableIssue(i)).join('\n')}`,
+        `${err.issues.length} problem${err.issues.length === 1 ? '' : 's'} in the target table:\n${err.issues.map((i) => formatIssue(i)).join('\n')}`,
         ExitCode.invalidInput,
         { issues: err.issues },
       );

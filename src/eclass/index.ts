@@ -7,7 +7,6 @@ export {
   loadTargetTable,
   parseTargetTable,
   gfxTargetVersionOf,
-  formatTargetTableIssue,
   TargetTableError,
   type TargetInfo,
   type TargetPolicy,

@@ -1,12 +1,10 @@
 import { readFile } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Ajv, type AnySchemaObject, type ErrorObject } from 'ajv';
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
-import { defaultTargetsPath, schemasDir } from '../paths.js';
+import { defaultTargetsPath } from '../paths.js';
+import { formatIssue, type ManifestIssue } from '../manifest/issues.js';
+import { SchemaValidator } from '../manifest/schema-validator.js';
+import { jsonPath, locate, parseYamlSource, type YamlSource } from '../manifest/yaml-source.js';
 import { compareTriples, parseTriple, type Triple } from './version.js';
-
-type AjvInstance = InstanceType<typeof Ajv>;
 
 /** One gfx target of manifest/targets.yaml. */
 export interface TargetInfo {
@@ -43,30 +41,17 @@ export interface TargetTable {
   live: string;
 }
 
-/** One problem in targets.yaml: where, what, and what to do. */
-export interface TargetTableIssue {
-  file: string;
-  line: number;
-  column: number;
-  /** JSON path such as "$.policies[2].until". */
-  path: string;
-  message: string;
-  hint?: string;
-}
+/** One problem in targets.yaml: where, what, and what to do (the manifest's issue shape). */
+export type TargetTableIssue = ManifestIssue;
 
 export class TargetTableError extends Error {
   constructor(readonly issues: TargetTableIssue[]) {
     super(
       `${issues.length} problem${issues.length === 1 ? '' : 's'} in the target table:\n` +
-        issues.map((i) => `  ${formatTargetTableIssue(i)}`).join('\n'),
+        issues.map((i) => `  ${formatIssue(i)}`).join('\n'),
     );
     this.name = 'TargetTableError';
   }
-}
-
-export function formatTargetTableIssue(issue: TargetTableIssue): string {
-  const where = issue.line > 0 ? `${issue.file}:${issue.line}:${issue.column}` : issue.file;
-  return `${where}: ${issue.path}: ${issue.message}${issue.hint ? ` (${issue.hint})` : ''}`;
 }
 
 /** The KFD gfx_target_version of a target name: gfx90a -> 90010, gfx1030 -> 100300. */
@@ -98,31 +83,15 @@ export async function loadTargetTable(file: string = defaultTargetsPath): Promis
   return parseTargetTable(text, abs);
 }
 
-interface Source {
-  file: string;
-  doc: Document.Parsed;
-  lines: LineCounter;
-}
-
 /** Validate targets.yaml text. Throws TargetTableError listing every problem. */
 export function parseTargetTable(text: string, file = '<memory>'): TargetTable {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, version: '1.2' });
-  if (doc.errors.length > 0) {
-    throw new TargetTableError(
-      doc.errors.map((e) => {
-        const pos = lines.linePos(e.pos[0]);
-        return { file, line: pos.line, column: pos.col, path: '$', message: `YAML syntax: ${e.message.split('\n')[0]}`, hint: 'fix the YAML syntax at this position' };
-      }),
-    );
-  }
-  const source: Source = { file, doc, lines };
-  const value: unknown = doc.toJS();
+  const parsed = parseYamlSource(file, text);
+  if (!parsed.source) throw new TargetTableError(parsed.issues);
+  const source = parsed.source;
+  const schemaIssues = SchemaValidator.shared().validate('targets.schema.json', source);
+  if (schemaIssues.length > 0) throw new TargetTableError(schemaIssues);
 
-  const validate = validator();
-  if (!validate(value)) throw new TargetTableError(schemaIssues(validate.errors ?? [], source));
-
-  const raw = value as RawTable;
+  const raw = source.value as RawTable;
   const issues = semanticIssues(raw, source);
   if (issues.length > 0) throw new TargetTableError(issues);
 
@@ -148,93 +117,12 @@ interface RawTable {
   live: string;
 }
 
-let compiled: ReturnType<AjvInstance['compile']> | undefined;
-
-function validator(): ReturnType<AjvInstance['compile']> {
-  if (!compiled) {
-    const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
-    ajv.addKeyword({ keyword: 'x-hint', schemaType: 'string' });
-    const schema = JSON.parse(readFileSync(path.join(schemasDir, 'targets.schema.json'), 'utf8')) as AnySchemaObject;
-    compiled = ajv.compile(schema);
-  }
-  return compiled;
-}
-
-function segmentsOf(pointer: string): (string | number)[] {
-  if (pointer === '') return [];
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
-}
-
-function jsonPath(segments: readonly (string | number)[]): string {
-  return segments.reduce<string>((out, s) => (typeof s === 'number' ? `${out}[${s}]` : `${out}.${s}`), '$');
-}
-
-/** Line and column of the node at `segments` (or of `key` inside that mapping). */
-function locate(source: Source, segments: readonly (string | number)[], key?: string): { line: number; column: number } {
-  let node: unknown = source.doc.contents;
-  for (const seg of segments) {
-    if (isMap(node)) {
-      const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg));
-      if (!pair) break;
-      node = pair.value;
-    } else if (isSeq(node) && typeof seg === 'number' && node.items[seg] !== undefined) {
-      node = node.items[seg];
-    } else {
-      break;
-    }
-  }
-  let offset = (node as Node | undefined)?.range?.[0];
-  if (key !== undefined && isMap(node)) {
-    const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === key);
-    const k = pair?.key as Node | undefined;
-    if (k?.range) offset = k.range[0];
-  }
-  if (offset === undefined) return { line: 1, column: 1 };
-  const pos = source.lines.linePos(offset);
-  return { line: pos.line, column: pos.col };
-}
-
-function issueAt(source: Source, segments: (string | number)[], message: string, hint?: string, key?: string): TargetTableIssue {
-  return { file: source.file, ...locate(source, segments, key), path: jsonPath(key ? [...segments, key] : segments), message, ...(hint ? { hint } : {}) };
-}
-
-/** The schema's x-hint for the failing keyword, if any. */
-function hintOf(error: ErrorObject): string | undefined {
-  const own = (error.parentSchema as { 'x-hint'?: string } | undefined)?.['x-hint'];
-  return own;
-}
-
-function schemaIssues(errors: ErrorObject[], source: Source): TargetTableIssue[] {
-  const out: TargetTableIssue[] = [];
-  const seen = new Set<string>();
-  for (const e of errors) {
-    const segments = segmentsOf(e.instancePath);
-    let message = e.message ?? 'is invalid';
-    let key: string | undefined;
-    if (e.keyword === 'additionalProperties') {
-      key = String((e.params as { additionalProperty: string }).additionalProperty);
-      message = `unknown key "${key}"`;
-    } else if (e.keyword === 'required') {
-      message = `missing key "${String((e.params as { missingProperty: string }).missingProperty)}"`;
-    } else if (e.keyword === 'pattern' || e.keyword === 'type' || e.keyword === 'minimum' || e.keyword === 'maximum') {
-      message = `${JSON.stringify(e.data)} ${e.message ?? 'is invalid'}`;
-    }
-    const issue = issueAt(source, segments, message, key ? 'remove it or check its spelling' : hintOf(e), key);
-    const id = `${issue.path}:${issue.message}`;
-    if (!seen.has(id)) {
-      seen.add(id);
-      out.push(issue);
-    }
-  }
-  return out;
+function issueAt(source: YamlSource, segments: (string | number)[], message: string, hint?: string): TargetTableIssue {
+  return { file: source.file, ...locate(source, segments), path: jsonPath(segments), message, ...(hint ? { hint } : {}) };
 }
 
 /** What the schema cannot say: order, references, derived numbers, contiguity. */
-function semanticIssues(raw: RawTable, source: Source): TargetTableIssue[] {
+function semanticIssues(raw: RawTable, source: YamlSource): TargetTableIssue[] {
   const issues: TargetTableIssue[] = [];
   const names = new Map<string, number>();
   raw.targets.forEach((t, i) => {
