@@ -129,6 +129,7 @@ export function createProgress(options: DistfileProgressOptions = {}): DistfileP
 
 function lineProgress(stream: NodeJS.WriteStream, color: boolean, now: () => number, intervalMs: number): DistfileProgress {
   const tally = new Tally(now);
+  const counts = { present: 0, fetched: 0, missing: 0, failed: 0 };
   let lastTotal = now();
   const write = (line: string) => stream.write(`${line}\n`);
   return {
@@ -177,13 +178,20 @@ function lineProgress(stream: NodeJS.WriteStream, color: boolean, now: () => num
     },
     finished(r) {
       tally.settled++;
+      counts[r.status]++;
       const s = tally.files.get(r.name);
       if (s && r.entry) s.bytes = s.size = r.entry.size;
       else if (s && r.status !== 'fetched') tally.files.delete(r.name);
+      // A file that was simply there and right is counted in the closing line, not logged.
+      if (r.status === 'present' && r.attempts.length === 0) return;
       const l = label(r);
       write(`${paint(color, l.code, l.text.padEnd(7))} ${r.name} ${r.status === 'fetched' || r.status === 'present' ? summary(r, s, now()) : `— ${summary(r, s, now())}`}`);
     },
-    end() {},
+    end() {
+      if (tally.fileCount === 0) return;
+      const parts = (['present', 'fetched', 'missing', 'failed'] as const).filter((k) => counts[k] > 0).map((k) => `${counts[k]} ${k}`);
+      write(`distfiles: ${parts.join(', ') || 'none'}`);
+    },
   };
 }
 

@@ -49,7 +49,18 @@ describe('distfiles: progress display', () => {
     assert.equal(lines[3], 'retry   rocBLAS-6.2.2.tar.gz: HTTP 503 (https://example.invalid/rocBLAS.tar.gz); trying again in 2s');
     assert.match(lines[4]!, /^ok {6}rocBLAS-6\.2\.2\.tar\.gz fetched 2\.0 MiB in 2s, 1\.0 MiB\/s from https:/);
     assert.equal(lines[5], 'FAILED  gone.tar.gz — could not fetch gone.tar.gz: HTTP 404');
+    assert.equal(lines[6], 'distfiles: 1 fetched, 1 failed');
     assert.doesNotMatch(text(), /\x1b/, 'no escape sequences in logs');
+  });
+
+  it('counts files that were simply present in the closing line instead of logging each', () => {
+    const { stream, text } = fakeStream(false);
+    const p = createProgress({ stream });
+    p.begin({ files: 2, downloads: [] });
+    p.finished({ ...fetched, status: 'present', source: undefined });
+    p.finished({ ...fetched, name: 'other.tar.gz', status: 'present', source: undefined });
+    p.end();
+    assert.equal(text(), 'distfiles: 2 files, 0 to download\ndistfiles: 2 present\n');
   });
 
   it('redraws a live block on a TTY and leaves only the total behind', () => {
