@@ -598,8 +598,15 @@ if [[ ${EUID} -ne 0 ]]; then
 	out=$( (ROCM_SKIP_GLOBALS=1; inherit rocm; _ROCM_DEVICE_ROOT=${TREE}; check_amdgpu) 2>&1 )
 	status=${?}
 elif command -v setpriv >/dev/null; then
-	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
-		bash "${TESTS_DIR}/rocm.sh" --check-amdgpu "${TREE}" 2>&1)
+	# nobody may not be able to read this checkout (a clone in a private
+	# temporary directory): run copies from the world-readable ${tmpdir}.
+	suite=${tmpdir}/suite
+	mkdir -p "${suite}/test/eclass" "${suite}/eclass" &&
+		cp "${TESTS_DIR}"/*.sh "${suite}/test/eclass/" &&
+		cp "${TESTS_ECLASS_SEARCH_PATHS[0]}/rocm.eclass" "${suite}/eclass/" &&
+		chmod -R a+rX "${suite}" || exit 1
+	out=$(cd / && setpriv --reuid=65534 --regid=65534 --clear-groups \
+		bash "${suite}/test/eclass/rocm.sh" --check-amdgpu "${TREE}" 2>&1)
 	status=${?}
 else
 	out="die: check_amdgpu: cannot read and write (skipped: root without setpriv)"
