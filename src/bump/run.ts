@@ -18,7 +18,7 @@ import { eclassPath, loadTargetTable, renderAmdgpuTargetsDesc } from '../eclass/
 import { addSummary, commitMessage, dropSummary } from '../git/messages.js';
 import { gitIdentity, OverlayRepo } from '../git/repo.js';
 import { CommitBuilder, type CommitSpec } from '../git/transaction.js';
-import { lintComponent } from '../lint/component.js';
+import { lintComponents } from '../lint/component.js';
 import { failing, formatText } from '../lint/index.js';
 import { resolveComponent, type StackModel } from '../model/resolve.js';
 import { withoutRevision } from '../model/version.js';
@@ -137,12 +137,16 @@ export async function runBump(o: BumpOptions): Promise<BumpResult> {
   // Render and check every new ebuild before anything is fetched or written.
   const year = currentYear();
   const rendered = new Map<string, { ebuild: string; metadata: string }>();
-  const lintProblems: string[] = [];
   for (const e of adds) {
-    const ebuild = renderEbuild(e.component, model, { year });
-    const metadata = renderMetadata(e.component, model);
-    rendered.set(e.atom, { ebuild, metadata });
-    const lint = await lintComponent(e.component, model, { year, text: ebuild, metadata, tools: { shellcheck: false } });
+    rendered.set(e.atom, { ebuild: renderEbuild(e.component, model, { year }), metadata: renderMetadata(e.component, model) });
+  }
+  const lints = await lintComponents(
+    adds.map((e) => e.component),
+    model,
+    (c) => ({ year, ...rendered.get(c.atom)!, text: rendered.get(c.atom)!.ebuild, tools: { shellcheck: false } }),
+  );
+  const lintProblems: string[] = [];
+  for (const lint of lints) {
     const bad = failing(lint.results);
     if (bad.length > 0 || lint.tools.length > 0) {
       lintProblems.push(formatText(bad).trimEnd(), ...lint.tools.map((t) => `  ${lint.file}:${t.line ?? '?'}: ${t.message}`));

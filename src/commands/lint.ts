@@ -5,7 +5,7 @@ import { BaseCommand } from '../cli/base-command.js';
 import { UserError } from '../cli/errors.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { loadManifestOrFail, manifestFlag, stackFor } from '../cli/stack.js';
-import { lintComponent, type ComponentLint } from '../lint/component.js';
+import { lintComponent, lintComponents, type ComponentLint } from '../lint/component.js';
 import { hasTool } from '../lint/external-tools.js';
 import { failing, formatText, KEYWORDS } from '../lint/index.js';
 import { scanOverlay } from '../overlay/scan.js';
@@ -75,7 +75,7 @@ export default class Lint extends BaseCommand {
         }
       }
     } else {
-      for (const c of components) lints.push(await lintComponent(c, model, { tools: { shellcheck: shell } }));
+      lints.push(...(await lintComponents(components, model, () => ({ tools: { shellcheck: shell } }))));
     }
     const results = lints.flatMap((l) => l.results);
     const tools = lints.flatMap((l) => l.tools.map((t) => ({ file: l.file, ...t })));

@@ -4,7 +4,7 @@ import type { Dispatcher } from 'undici';
 import { fetchDistfile, type FetchContext } from './fetch-file.js';
 import { Hasher } from './hash.js';
 import { createDispatcher } from './http.js';
-import { Limiter } from './limiter.js';
+import { Limiter } from '../util/limiter.js';
 import { lockPath, quarantinePath } from './locations.js';
 import { acquireLock } from './lock.js';
 import { isValidDistfileName, sameEntry } from './manifest-file.js';

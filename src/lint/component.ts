@@ -1,6 +1,6 @@
 import type { ResolvedComponent, StackModel } from '../model/resolve.js';
 import { currentYear, renderEbuild, renderMetadata } from '../render/index.js';
-import { bashSyntax, shellcheck, type ToolFinding } from './external-tools.js';
+import { bashSyntax, bashSyntaxAll, shellcheck, shellcheckAll, type ToolFinding } from './external-tools.js';
 import { lintEbuild, type EbuildInput, type LintResult } from './index.js';
 
 /** The IUSE and REQUIRED_USE rocm.eclass gives this package in its release. */
@@ -28,7 +28,7 @@ export interface ComponentLint {
 export async function lintComponent(
   c: ResolvedComponent,
   model: StackModel,
-  options: { year?: number; text?: string; metadata?: string; tools?: { shellcheck: boolean } } = {},
+  options: { year?: number; text?: string; metadata?: string; tools?: { shellcheck: boolean } | undefined } = {},
 ): Promise<ComponentLint> {
   const year = options.year ?? currentYear();
   const text = options.text ?? renderEbuild(c, model, { year });
@@ -58,4 +58,32 @@ export async function lintComponent(
     if (options.tools.shellcheck) tools.push(...(await shellcheck(text)));
   }
   return { atom: c.atom, file, results, tools };
+}
+
+/**
+ * Lint many packages at once: our checks for each, then bash -n and
+ * shellcheck once for all of them (each tool is one process, not one per
+ * ebuild). Results keep the input order.
+ */
+export async function lintComponents(
+  components: ResolvedComponent[],
+  model: StackModel,
+  options: (c: ResolvedComponent) => Parameters<typeof lintComponent>[2],
+): Promise<ComponentLint[]> {
+  const year = currentYear();
+  const inputs = components.map((c) => {
+    const o = options(c) ?? {};
+    return { c, o, text: o.text ?? renderEbuild(c, model, { year: o.year ?? year }) };
+  });
+  const lints = await Promise.all(inputs.map(({ c, o, text }) => lintComponent(c, model, { ...o, text, tools: undefined })));
+  const wanted = inputs.filter(({ o }) => o.tools);
+  if (wanted.length === 0) return lints;
+  const texts = wanted.map((w) => w.text);
+  const syntax = await bashSyntaxAll(texts);
+  const style = wanted.some((w) => w.o.tools!.shellcheck) ? await shellcheckAll(texts) : texts.map(() => []);
+  wanted.forEach((w, i) => {
+    const lint = lints[inputs.indexOf(w)]!;
+    lint.tools.push(...syntax[i]!, ...(w.o.tools!.shellcheck ? style[i]! : []));
+  });
+  return lints;
 }

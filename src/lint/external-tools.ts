@@ -1,4 +1,7 @@
 import { execFile, spawnSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -24,24 +27,25 @@ export function hasTool(name: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
 }
 
-/** `bash -n`: real bash's syntax check. */
+/**
+ * `bash -n`: real bash's syntax check. Anything it prints counts: for some
+ * errors (a malformed [[ … ]]) it complains on stderr yet exits 0.
+ */
 export async function bashSyntax(text: string): Promise<ToolFinding[]> {
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const child = execFile('bash', ['-n'], (err, _out, stderr) => (err ? reject(Object.assign(err, { stderr })) : resolve()));
-      child.stdin!.end(text);
+  const stderr = await new Promise<string>((resolve, reject) => {
+    const child = execFile('bash', ['-n'], (err, _out, errText) => {
+      if (err && typeof (err as NodeJS.ErrnoException).code === 'string') reject(err);
+      else resolve(errText || (err ? String(err) : ''));
     });
-    return [];
-  } catch (err) {
-    const stderr = String((err as { stderr?: string }).stderr ?? err);
-    return stderr
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => {
-        const m = /line (\d+): (.*)$/.exec(l);
-        return { tool: 'bash' as const, level: 'error', message: m ? m[2]! : l, ...(m ? { line: Number(m[1]) } : {}) };
-      });
-  }
+    child.stdin!.end(text);
+  });
+  return stderr
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => {
+      const m = /line (\d+): (.*)$/.exec(l);
+      return { tool: 'bash' as const, level: 'error', message: m ? m[2]! : l, ...(m ? { line: Number(m[1]) } : {}) };
+    });
 }
 
 interface ShellcheckJson {
@@ -69,6 +73,55 @@ export async function shellcheck(text: string, extraExcludes: string[] = []): Pr
   }
   const parsed = JSON.parse(stdout || '[]') as ShellcheckJson[];
   return parsed.map((p) => ({ tool: 'shellcheck', line: p.line, code: `SC${p.code}`, level: p.level, message: p.message }));
+}
+
+/**
+ * `bash -n` for many ebuilds in one process: each becomes the body of a
+ * function in one script, which changes nothing about its syntax. Only when
+ * that script fails are the ebuilds checked one by one, to say which.
+ */
+export async function bashSyntaxAll(texts: string[]): Promise<ToolFinding[][]> {
+  const script = texts.map((t, i) => `__rocm_ebuild_check_${i}() {\n${t}\n:\n}\n`).join('');
+  if ((await bashSyntax(script)).length === 0) return texts.map(() => []);
+  return Promise.all(texts.map((t) => bashSyntax(t)));
+}
+
+interface ShellcheckJson1 {
+  comments: (ShellcheckJson & { file: string })[];
+}
+
+/** shellcheck over many ebuilds in one run (it starts slowly); findings per ebuild, in order. */
+export async function shellcheckAll(texts: string[], extraExcludes: string[] = []): Promise<ToolFinding[][]> {
+  if (texts.length === 0) return [];
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'rocm-ebuild-shellcheck-'));
+  try {
+    const files = texts.map((_, i) => path.join(dir, `${i}.ebuild`));
+    await Promise.all(texts.map((t, i) => writeFile(files[i]!, t)));
+    // shellcheck works on one file at a time: one process per core, each with a share of the files.
+    const chunks = Math.min(files.length, Math.max(1, os.availableParallelism()));
+    const shares = Array.from({ length: chunks }, (_, k) => files.filter((_, i) => i % chunks === k));
+    const runs = await Promise.all(
+      shares.map(
+        (share) =>
+          new Promise<string>((resolve, reject) => {
+            const args = ['-s', 'bash', '-f', 'json1', '-e', [...SHELLCHECK_EXCLUDES, ...extraExcludes].join(','), ...share];
+            execFile('shellcheck', args, { maxBuffer: 64 * 1024 * 1024 }, (err, out) => {
+              if (err && (err as unknown as { code?: number }).code !== 1) reject(new Error(`shellcheck failed to run: ${String(err)}`));
+              else resolve(out);
+            });
+          }),
+      ),
+    );
+    const out: ToolFinding[][] = texts.map(() => []);
+    for (const stdout of runs) {
+      for (const c of (JSON.parse(stdout || '{"comments":[]}') as ShellcheckJson1).comments) {
+        out[Number(path.basename(c.file, '.ebuild'))]!.push({ tool: 'shellcheck', line: c.line, code: `SC${c.code}`, level: c.level, message: c.message });
+      }
+    }
+    return out;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 export { run as execFileAsync };

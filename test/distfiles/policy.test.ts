@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { layoutPath, mirrorsFromEnv, parseLayoutConf, resolveDistdir } from '../../src/distfiles/index.js';
-import { Limiter } from '../../src/distfiles/limiter.js';
+import { Limiter } from '../../src/util/limiter.js';
 import { backoffDelay, classifyError, classifyStatus, DEFAULT_RETRY_POLICY, parseRetryAfter } from '../../src/distfiles/retry-policy.js';
 
 describe('distfiles: mirrors, locations and retry policy', () => {

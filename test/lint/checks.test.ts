@@ -1,0 +1,172 @@
+import { strict as assert } from 'node:assert';
+import { bashSyntax, bashSyntaxAll, shellcheckAll } from '../../src/lint/external-tools.js';
+import { KEYWORDS, lintEbuild, type EbuildInput } from '../../src/lint/index.js';
+
+/** A clean ebuild; each case below breaks exactly one thing. */
+const GOOD = `# Copyright 1999-2026 Gentoo Authors
+# Distributed under the terms of the GNU General Public License v2
+
+EAPI=8
+
+ROCM_VERSION=\${PV}
+
+inherit cmake rocm
+
+DESCRIPTION="HIP parallel primitives for GPU code on ROCm"
+HOMEPAGE="https://github.com/ROCm/rocPRIM"
+SRC_URI="https://github.com/ROCm/rocPRIM/archive/rocm-\${PV}.tar.gz -> \${P}.tar.gz"
+S="\${WORKDIR}/rocPRIM-rocm-\${PV}"
+
+LICENSE="MIT"
+SLOT="0/$(ver_cut 1-2)"
+KEYWORDS="~amd64"
+IUSE="benchmark test"
+REQUIRED_USE="\${ROCM_REQUIRED_USE}"
+RESTRICT="!test? ( test )"
+
+RDEPEND="dev-util/hip:\${SLOT}"
+DEPEND="\${RDEPEND}
+	test? ( dev-cpp/gtest )
+"
+
+src_prepare() {
+	cmake_src_prepare
+	sed -i -e 's|a|b|' CMakeLists.txt || die
+}
+
+src_configure() {
+	rocm_use_hipcc
+	local mycmakeargs=(
+		-DAMDGPU_TARGETS="$(get_amdgpu_flags)"
+		-DBUILD_BENCHMARK="$(usex benchmark ON OFF)"
+	)
+	cmake_src_configure
+}
+
+src_test() {
+	check_amdgpu
+	cmake_src_test
+}
+`;
+
+const METADATA = `<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE pkgmetadata SYSTEM "https://www.gentoo.org/dtd/metadata.dtd">
+<pkgmetadata>
+	<maintainer type="project"><email>sci@gentoo.org</email></maintainer>
+	<use><flag name="benchmark">Build the benchmarks</flag></use>
+	<upstream><remote-id type="github">ROCm/rocPRIM</remote-id></upstream>
+</pkgmetadata>
+`;
+
+function input(text: string, extra: Partial<EbuildInput> = {}): EbuildInput {
+  return {
+    file: 'sci-libs/rocPRIM/rocPRIM-6.2.2.ebuild',
+    atom: 'sci-libs/rocPRIM',
+    version: '6.2.2',
+    text,
+    metadata: METADATA,
+    upstreamRepos: ['ROCm/rocPRIM'],
+    eclassIuse: ['+amdgpu_targets_gfx906', 'amdgpu_targets_gfx1030'],
+    rocmRequiredUse: '|| ( amdgpu_targets_gfx906 amdgpu_targets_gfx1030 )',
+    year: 2026,
+    ...extra,
+  };
+}
+
+async function keywords(text: string, extra: Partial<EbuildInput> = {}): Promise<string[]> {
+  return (await lintEbuild(input(text, extra))).map((r) => r.keyword).sort();
+}
+
+function swap(from: string, to: string): string {
+  assert.ok(GOOD.includes(from), `the clean ebuild lacks ${JSON.stringify(from)}`);
+  return GOOD.replace(from, to);
+}
+
+/** keyword → an ebuild that must produce it (and nothing else). */
+const CASES: [string, () => string, Partial<EbuildInput>?][] = [
+  ['InvalidCopyright', () => swap('# Copyright 1999-2026 Gentoo Authors', '# Copyright AMD')],
+  ['OldGentooCopyright', () => swap('1999-2026', '1999-2024')],
+  ['InvalidLicenseHeader', () => swap('General Public License v2', 'General Public License v3')],
+  ['UnsupportedEapi', () => swap('EAPI=8', 'EAPI=7')],
+  ['VariableOrderWrong', () => swap('LICENSE="MIT"\nSLOT="0/$(ver_cut 1-2)"', 'SLOT="0/$(ver_cut 1-2)"\nLICENSE="MIT"')],
+  ['MisplacedEclassVar', () => swap('ROCM_VERSION=${PV}\n\ninherit cmake rocm\n', 'inherit cmake rocm\n\nROCM_VERSION=${PV}\n')],
+  ['MissingVariable', () => swap('KEYWORDS="~amd64"\n', '')],
+  ['VariableShadowed', () => swap('LICENSE="MIT"\n', 'LICENSE="MIT"\nLICENSE="BSD"\n')],
+  ['MissingSlotSubslot', () => swap('SLOT="0/$(ver_cut 1-2)"', 'SLOT="0"')],
+  ['BadDescription', () => swap('HIP parallel primitives for GPU code on ROCm', 'Parallel primitives.')],
+  ['MissingInherits', () => swap('\tcmake_src_test\n', '\tcmake_src_test\n\tedob ./smoke-test\n')],
+  ['UnusedInherits', () => swap('inherit cmake rocm', 'inherit cmake edo rocm')],
+  ['DeprecatedEclass', () => swap('inherit cmake rocm', 'inherit cmake llvm-r1 rocm'), {}],
+  ['UnknownUseFlags', () => swap('test? ( dev-cpp/gtest )', 'tests? ( dev-cpp/gtest )')],
+  ['MissingTestRestrict', () => swap('RESTRICT="!test? ( test )"\n', '')],
+  ['RequiredUseDefaults', () => GOOD, { eclassIuse: ['amdgpu_targets_gfx906', 'amdgpu_targets_gfx1030'] }],
+  ['MissingDie', () => swap("CMakeLists.txt || die", 'CMakeLists.txt')],
+  ['UnquotedVariable', () => swap('\tcmake_src_test\n', '\tcmake_src_test\n\tls ${WORKDIR}/logs || die\n')],
+  ['VariableScope', () => swap('\tcmake_src_test\n', '\tcmake_src_test\n\tls "${ED}"/usr || die\n')],
+  ['InvalidSandboxCall', () => swap('\tcheck_amdgpu\n', '\tcheck_amdgpu\n\taddwrite /dev/kfd:/dev/dri\n')],
+  ['DuplicateFunctionDefinition', () => `${GOOD}\nsrc_test() {\n\tcmake_src_test\n}\n`],
+  ['MissingLocalUseDesc', () => GOOD, { metadata: METADATA.replace('<flag name="benchmark">Build the benchmarks</flag>', '') }],
+  ['UnusedLocalUseDesc', () => GOOD, { metadata: METADATA.replace('</use>', '<flag name="docs">Build documentation</flag></use>') }],
+  ['MissingRemoteId', () => GOOD, { upstreamRepos: ['ROCm/rocPRIM', 'ROCm/rocm-cmake'] }],
+  ['MaintainerNeeded', () => GOOD, { metadata: METADATA.replace(/<maintainer[\s\S]*?<\/maintainer>/, '') }],
+  ['WhitespaceFound', () => swap('KEYWORDS="~amd64"', 'KEYWORDS="~amd64" ')],
+  ['WrongIndentFound', () => swap('\tcheck_amdgpu\n', '    check_amdgpu\n')],
+  ['DoubleEmptyLine', () => swap('\nsrc_test() {', '\n\nsrc_test() {')],
+  ['TrailingEmptyLine', () => `${GOOD}\n`],
+  ['NoFinalNewline', () => GOOD.trimEnd()],
+  ['ParseError', () => swap('\tcmake_src_test\n}', '\tif true; then\n\tcmake_src_test\n}')],
+];
+
+describe('lint checks (one case per keyword)', () => {
+  it('the clean ebuild produces no result', async () => {
+    assert.deepEqual(await keywords(GOOD), []);
+  });
+
+  for (const [keyword, make, extra] of CASES) {
+    it(`${keyword}`, async () => {
+      const found = await keywords(make(), extra);
+      if (keyword === 'ParseError') {
+        assert.ok(found.includes('ParseError'), found.join(' '));
+      } else {
+        assert.deepEqual(found, [keyword]);
+      }
+    });
+  }
+
+  it('covers every keyword a check declares, except the few only tested elsewhere', () => {
+    const covered = new Set(CASES.map(([k]) => k));
+    const elsewhere = new Set(['IndirectInherits', 'RedundantUseExpandDesc']);
+    assert.deepEqual([...KEYWORDS.keys()].filter((k) => !covered.has(k) && !elsewhere.has(k)), []);
+  });
+
+  it('IndirectInherits: a function of an eclass only cmake inherits', async () => {
+    const text = swap('\tcmake_src_prepare\n', '\tcmake_src_prepare\n\tmakeopts_jobs >/dev/null\n');
+    assert.deepEqual(await keywords(text), ['IndirectInherits']);
+  });
+
+  it('functions several eclasses provide are fine with any of them (python_has_version)', async () => {
+    const text = swap('inherit cmake rocm', 'PYTHON_COMPAT=( python3_12 )\ninherit cmake python-any-r1 rocm').replace(
+      '\nsrc_prepare() {',
+      '\npython_check_deps() {\n\tpython_has_version "dev-python/pyyaml[${PYTHON_USEDEP}]"\n}\n\nsrc_prepare() {',
+    );
+    assert.deepEqual(await keywords(text), []);
+  });
+});
+
+describe('bash -n and shellcheck wrappers', () => {
+  it('bash -n reports errors bash prints even when it exits 0', async () => {
+    const found = await bashSyntax('f() {\n\tif [[ x ]; then :; fi\n}\n');
+    assert.equal(found.length, 1);
+    assert.equal(found[0]!.line, 2);
+  });
+
+  it('checks many ebuilds in one bash and still says which one is broken', async () => {
+    const results = await bashSyntaxAll([GOOD, 'src_test() {\n', GOOD]);
+    assert.deepEqual(results.map((r) => r.length), [0, 1, 0]);
+  });
+
+  it('runs shellcheck once over many files and attributes findings to each', async () => {
+    const results = await shellcheckAll([GOOD, swap('\tcmake_src_test\n', '\tcmake_src_test\n\techo $1\n'), GOOD]);
+    assert.deepEqual(results.map((r) => r.map((f) => f.code)), [[], ['SC2086'], []]);
+  });
+});
