@@ -82,17 +82,7 @@ export class OverlayRepo {
     }
   }
 
-  async identity(): Promise<Identity> {
-    return gitIdentity(this.dir);
-  }
 
-  async config(key: string): Promise<string | undefined> {
-    try {
-      return (await this.raw(['config', '--get', key])).trim() || undefined;
-    } catch {
-      return undefined;
-    }
-  }
 }
 
 /** The committer identity git would use in `cwd`; a clear error when none is configured. */

@@ -161,10 +161,6 @@ export function eclassesOfFunction(fn: string): string[] {
   return out;
 }
 
-/** The eclasses whose exported phase `phase` an ebuild inheriting `inherits` gets. */
-export function exporters(inherits: readonly string[], phase: string): string[] {
-  return inherits.filter((e) => ECLASSES[e]?.phases.includes(phase));
-}
 
 export const DEPRECATED_ECLASSES: Record<string, string> = {
   'llvm-r1': 'llvm-r2',

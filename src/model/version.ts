@@ -90,8 +90,3 @@ export function inRange(version: string, range: VersionRange | undefined): boole
   return true;
 }
 
-export function describeRange(range: VersionRange): string {
-  if (range.from && range.until) return `${range.from} ≤ v < ${range.until}`;
-  if (range.from) return `v ≥ ${range.from}`;
-  return `v < ${range.until}`;
-}

@@ -73,7 +73,3 @@ export function makePlan(model: StackModel, overlay: OverlayState, options: Plan
   return { version, order: graph.order, scaffold, entries: [...entries, ...drops.reverse()] };
 }
 
-/** Whether the plan changes anything at all. */
-export function isNoop(plan: Plan): boolean {
-  return plan.scaffold.every((s) => s.action === 'keep') && plan.entries.every((e) => e.action === 'keep');
-}

@@ -99,9 +99,8 @@ function customPhases(phases: Partial<Record<PhaseName, PhaseCode>> | undefined)
 
 function defineArg(name: string, value: DefineValue): string {
   if (typeof value === 'object') {
-    const on = value.on ?? 'ON';
-    const off = value.off ?? 'OFF';
-    return `-D${name}="$(usex ${value.use}${on === 'yes' && off === 'no' ? '' : ` ${on || "''"} ${off || "''"}`})"`;
+    const word = (w: string) => w || "''";
+    return `-D${name}="$(usex ${value.use} ${word(value.on ?? 'ON')} ${word(value.off ?? 'OFF')})"`;
   }
   return `-D${name}=${bashWord(value)}`;
 }
@@ -218,7 +217,7 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
   const globals: string[] = [];
   if (spec.cmake?.build_type) globals.push(`CMAKE_BUILD_TYPE=${spec.cmake.build_type}`);
   for (const [k, v] of Object.entries(spec.globals ?? {})) {
-    const line = `${k}=${typeof v === 'string' && !/^[A-Za-z0-9_.\/:+=@%-]+$/.test(v) ? `"${v}"` : bashWord(v)}`;
+    const line = `${k}=${bashWord(v)}`;
     if (PRE_INHERIT_GLOBALS.has(k)) preInherit.unshift(line);
     else globals.push(line);
   }
@@ -279,7 +278,7 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
 
   const cmakeArgs: string[] = [];
   if (gpuMode) {
-    const flags = spec.targets.join ? `$(get_amdgpu_flags ${singleQuotedOrBare(spec.targets.join)})` : '$(get_amdgpu_flags)';
+    const flags = spec.targets.join ? `$(get_amdgpu_flags "${spec.targets.join}")` : '$(get_amdgpu_flags)';
     for (const v of spec.targets.cmake_vars ?? []) cmakeArgs.push(`-D${v}="${flags}"`);
     if (spec.compiler === 'hip-lang') cmakeArgs.push('-DCMAKE_HIP_ARCHITECTURES="$(get_amdgpu_flags ";")"');
   }
@@ -361,9 +360,6 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
   };
 }
 
-function singleQuotedOrBare(sep: string): string {
-  return sep === ',' ? ',' : `"${sep}"`;
-}
 
 function startsWith(all: DepEntry[], prefix: DepEntry[]): boolean {
   if (prefix.length > all.length) return false;
