@@ -10,7 +10,10 @@ import { UserError } from './errors.js';
 export abstract class BaseCommand extends Command {
   static override enableJsonFlag = true;
 
-  protected override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
+  protected override async catch(err: Error & { code?: string; exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
+    // this.exit(n) throws oclif's ExitError: not a failure to report, just the
+    // exit code to use (with --json, oclif would otherwise print it as an error).
+    if (err.code === 'EEXIT') throw err;
     if (err instanceof UserError) {
       if (this.jsonEnabled()) {
         this.logJson({ error: { message: err.message, exitCode: err.exitCode, details: err.details ?? null } });

@@ -1,15 +1,11 @@
 import { strict as assert } from 'node:assert';
 import { execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { bin, git, gitEnv, gitHome, removeDir, root, runCli, tempDir } from '../helpers/project.js';
+import { synthesizeDistfiles, type PlanJson } from '../helpers/stack-distfiles.js';
 
-interface PlanJson {
-  version: string;
-  packages: { atom: string; version: string; action: string; newPackage: boolean; distfiles: { name: string; urls: string[] }[] }[];
-}
 
 const IDENTITY = { name: 'Ada Tester', email: 'ada@example.org' };
 const SIGN_OFF = `Signed-off-by: ${IDENTITY.name} <${IDENTITY.email}>`;
@@ -39,18 +35,7 @@ describe('rocm-ebuild bump (the full 6.2 stack into real git repositories)', fun
     distdir = path.join(work, 'distfiles');
     await mkdir(distdir);
     // Synthetic distfiles for every release the tests bump to, named as the plan asks.
-    for (const version of ['6.2.0', '6.2.2', '6.2.4']) {
-      const r = await runCli(['bump', version, '--overlay', path.join(work, 'no-such-overlay'), '--dry-run', '--json'], { home });
-      assert.equal(r.code, 0, r.stderr);
-      const plan = JSON.parse(r.stdout) as PlanJson;
-      plans.set(version, plan);
-      for (const p of plan.packages) {
-        for (const d of p.distfiles) {
-          const file = path.join(distdir, d.name);
-          if (!existsSync(file)) await writeFile(file, Buffer.concat([Buffer.from(`${d.name}\n`), randomBytes(512 + (d.name.length % 7) * 331)]));
-        }
-      }
-    }
+    for (const version of ['6.2.0', '6.2.2', '6.2.4']) plans.set(version, await synthesizeDistfiles(version, distdir, home));
     assert.ok(!existsSync(path.join(work, 'no-such-overlay')), '--dry-run created the overlay');
   });
 

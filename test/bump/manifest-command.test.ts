@@ -1,0 +1,129 @@
+import { strict as assert } from 'node:assert';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { appendFile, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { TestServer } from '../helpers/http-server.js';
+import { gitHome, removeDir, runCli, tempDir } from '../helpers/project.js';
+import { synthesizeDistfiles, type PlanJson } from '../helpers/stack-distfiles.js';
+
+/** Every Manifest of the overlay with a digest of its content, to prove the untouched ones stayed so. */
+async function manifests(overlay: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const category of await readdir(overlay)) {
+    if (!/^[a-z]+-[a-z]+$/.test(category)) continue;
+    for (const pn of await readdir(path.join(overlay, category))) {
+      const file = path.join(overlay, category, pn, 'Manifest');
+      if (existsSync(file)) out.set(`${category}/${pn}`, createHash('sha256').update(await readFile(file)).digest('hex'));
+    }
+  }
+  return out;
+}
+
+describe('rocm-ebuild manifest (an overlay, a distdir and a mirror on 127.0.0.1)', function () {
+  this.timeout(120_000);
+  let work: string;
+  let home: string;
+  let distdir: string;
+  let overlay: string;
+  let plan: PlanJson;
+  let server: TestServer;
+  const rocprim = () => plan.packages.find((p) => p.atom === 'sci-libs/rocPRIM')!.distfiles[0]!.name;
+  const hipcub = () => plan.packages.find((p) => p.atom === 'sci-libs/hipCUB')!.distfiles[0]!.name;
+  const manifest = (args: string[]) => runCli(['manifest', ...args, '--overlay', overlay, '--distdir', distdir], { home });
+
+  before(async () => {
+    work = await tempDir('rocm-ebuild-manifest-cmd-');
+    home = await gitHome({ name: 'Ada Tester', email: 'ada@example.org' });
+    distdir = path.join(work, 'distfiles');
+    overlay = path.join(work, 'overlay');
+    plan = await synthesizeDistfiles('6.2.2', distdir, home);
+    const r = await runCli(['bump', '6.2.2', '--overlay', overlay, '--distdir', distdir, '--offline'], { home });
+    assert.equal(r.code, 0, r.stderr);
+    server = await TestServer.start();
+  });
+
+  after(async () => {
+    await server.close();
+    await removeDir(work);
+    await removeDir(home);
+  });
+
+  it('fetches a missing distfile from the mirror, verifies it against the Manifest and changes nothing else', async () => {
+    const name = rocprim();
+    const body = await readFile(path.join(distdir, name));
+    server.route(`/mirror/${name}`, { body });
+    await rm(path.join(distdir, name));
+    const before = await manifests(overlay);
+    const r = await manifest(['sci-libs/rocPRIM', '--mirror', server.url('/mirror')]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^unchanged +sci-libs\/rocPRIM$/m);
+    assert.deepEqual(await readFile(path.join(distdir, name)), body);
+    assert.equal(server.requestsFor(`/mirror/${name}`).length, 1);
+    assert.deepEqual(await manifests(overlay), before);
+  });
+
+  it('with --offline asks no mirror and reports the absent file as missing (exit 3)', async () => {
+    const name = rocprim();
+    const good = await readFile(path.join(distdir, name));
+    server.route(`/bad/${name}`, { body: Buffer.from('not the release tarball') });
+    await rm(path.join(distdir, name));
+    try {
+      const r = await manifest(['sci-libs/rocPRIM', '--mirror', server.url('/bad'), '--offline']);
+      assert.equal(r.code, 3, r.stderr);
+      assert.match(r.stderr, new RegExp(`missing: ${name.replace(/\./g, '\\.')}`));
+      assert.equal(server.requestsFor(`/bad/${name}`).length, 0);
+    } finally {
+      await writeFile(path.join(distdir, name), good);
+    }
+  });
+
+  it('drops the lines of versions no longer present, keeps those of versions the stack does not know', async () => {
+    const file = path.join(overlay, 'sci-libs/rocPRIM/Manifest');
+    const original = await readFile(file, 'utf8');
+    const stale = 'DIST rocPRIM-6.1.2.tar.gz 1 BLAKE2B ' + 'a'.repeat(128) + ' SHA512 ' + 'b'.repeat(128);
+    const future = 'DIST rocPRIM-7.9.0.tar.gz 2 BLAKE2B ' + 'c'.repeat(128) + ' SHA512 ' + 'd'.repeat(128);
+    await appendFile(file, `${stale}\n${future}\n`);
+    await writeFile(path.join(overlay, 'sci-libs/rocPRIM/rocPRIM-7.9.0.ebuild'), '# an ebuild the stack manifest does not know\n');
+    const others = new Map([...(await manifests(overlay))].filter(([a]) => a !== 'sci-libs/rocPRIM'));
+    try {
+      const r = await manifest(['rocPRIM', '--offline']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /^written +sci-libs\/rocPRIM \(kept lines of 7\.9\.0: unknown to the stack manifest\)$/m);
+      const lines = (await readFile(file, 'utf8')).trim().split('\n');
+      assert.deepEqual(lines, [...original.trim().split('\n'), future].sort());
+      assert.deepEqual(new Map([...(await manifests(overlay))].filter(([a]) => a !== 'sci-libs/rocPRIM')), others);
+    } finally {
+      await rm(path.join(overlay, 'sci-libs/rocPRIM/rocPRIM-7.9.0.ebuild'));
+      await writeFile(file, original);
+    }
+  });
+
+  it('writes the packages that succeeded and reports the one that did not (exit 3 offline)', async () => {
+    const name = hipcub();
+    const aside = await readFile(path.join(distdir, name));
+    await rm(path.join(distdir, name));
+    const rocprimFile = path.join(overlay, 'sci-libs/rocPRIM/Manifest');
+    const original = await readFile(rocprimFile, 'utf8');
+    await writeFile(rocprimFile, '');
+    try {
+      const r = await manifest(['sci-libs/rocPRIM', 'sci-libs/hipCUB', '--offline', '--json']);
+      assert.equal(r.code, 3, r.stderr);
+      const result = JSON.parse(r.stdout) as { packages: { atom: string; status: string }[]; distfiles: { name: string; status: string }[] };
+      assert.deepEqual(
+        result.packages.map((p) => [p.atom, p.status]).sort(),
+        [['sci-libs/hipCUB', 'failed'], ['sci-libs/rocPRIM', 'written']],
+      );
+      assert.equal(result.distfiles.find((d) => d.name === name)!.status, 'missing');
+      assert.equal(await readFile(rocprimFile, 'utf8'), original);
+    } finally {
+      await writeFile(path.join(distdir, name), aside);
+    }
+  });
+
+  it('refuses a package that is not part of the stack (exit 2)', async () => {
+    const r = await manifest(['sci-libs/not-rocm']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /not a package of the stack: sci-libs\/not-rocm/);
+  });
+});
