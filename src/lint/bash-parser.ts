@@ -2,20 +2,22 @@ import { createRequire } from 'node:module';
 import { Language, Parser, type Node, type Tree } from 'web-tree-sitter';
 
 const require = createRequire(import.meta.url);
-let parser: Parser | undefined;
+let parser: Promise<Parser> | undefined;
 
 /**
  * tree-sitter-bash through web-tree-sitter (WebAssembly): the grammar Gentoo's
- * pkgcheck parses ebuilds with, without a native build at install time.
+ * pkgcheck parses ebuilds with, without a native build at install time. The
+ * promise is shared, so callers that arrive together load the module once.
  */
-export async function bashParser(): Promise<Parser> {
-  if (parser) return parser;
-  await Parser.init();
-  const language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
-  const p = new Parser();
-  p.setLanguage(language);
-  parser = p;
-  return p;
+export function bashParser(): Promise<Parser> {
+  parser ??= (async () => {
+    await Parser.init();
+    const language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
+    const p = new Parser();
+    p.setLanguage(language);
+    return p;
+  })();
+  return parser;
 }
 
 export async function parseBash(text: string): Promise<Tree> {

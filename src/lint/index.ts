@@ -30,6 +30,16 @@ export async function lintEbuild(input: EbuildInput): Promise<LintResult[]> {
   const facts = await extractFacts(input);
   const [category, pkg] = input.atom.split('/') as [string, string];
   const results: LintResult[] = [];
+  // The tree lives in the WebAssembly heap, which JavaScript's GC never frees.
+  try {
+    runChecks(facts, results, category, pkg, input);
+  } finally {
+    facts.tree.delete();
+  }
+  return results.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || a.keyword.localeCompare(b.keyword));
+}
+
+function runChecks(facts: Awaited<ReturnType<typeof extractFacts>>, results: LintResult[], category: string, pkg: string, input: EbuildInput): void {
   for (const check of CHECKS) {
     for (const r of check.run(facts)) {
       const keyword = KEYWORDS.get(r.keyword);
@@ -46,7 +56,6 @@ export async function lintEbuild(input: EbuildInput): Promise<LintResult[]> {
       });
     }
   }
-  return results.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || a.keyword.localeCompare(b.keyword));
 }
 
 /** pkgcheck's default text output: one line per result under a package header. */
