@@ -55,6 +55,19 @@ class Tally {
     return s;
   }
 
+  /** A download attempt starts: both reporters record it the same way. */
+  startDownload(name: string, info: { offset: number; size?: number }): FileState {
+    const s = this.state(name);
+    s.phase = 'download';
+    s.counted = true;
+    s.offset = info.offset;
+    s.bytes = info.offset;
+    s.startedAt ??= this.now();
+    this.meter.mark(this.now());
+    if (info.size !== undefined) s.size = info.size;
+    return s;
+  }
+
   totals(): { bytes: number; size?: number; rate?: number; etaMs?: number } {
     let bytes = 0;
     let size = 0;
@@ -146,14 +159,7 @@ function lineProgress(stream: NodeJS.WriteStream, color: boolean, now: () => num
       lastTotal = now();
     },
     downloading(name, info) {
-      const s = tally.state(name);
-      s.phase = 'download';
-      s.counted = true;
-      s.offset = info.offset;
-      s.bytes = info.offset;
-      s.startedAt ??= now();
-      tally.meter.mark(now());
-      if (info.size !== undefined) s.size = info.size;
+      tally.startDownload(name, info);
       const resume = info.offset > 0 ? `, resuming at ${formatBytes(info.offset)}` : '';
       const size = info.size !== undefined ? ` (${formatBytes(info.size)}${resume})` : resume ? ` (${resume.slice(2)})` : '';
       write(`fetch   ${name}${size} from ${info.url}`);
@@ -248,14 +254,7 @@ function liveProgress(stream: NodeJS.WriteStream, color: boolean, now: () => num
       draw();
     },
     downloading(name, info) {
-      const s = tally.state(name);
-      s.phase = 'download';
-      s.counted = true;
-      s.offset = info.offset;
-      s.bytes = info.offset;
-      s.startedAt ??= now();
-      tally.meter.mark(now());
-      if (info.size !== undefined) s.size = info.size;
+      tally.startDownload(name, info);
     },
     received(name, bytes) {
       const s = tally.state(name);

@@ -1,9 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { defaultTargetsPath } from '../paths.js';
 import { formatIssue, type ManifestIssue } from '../manifest/issues.js';
 import { SchemaValidator } from '../manifest/schema-validator.js';
-import { jsonPath, locate, parseYamlSource, type YamlSource } from '../manifest/yaml-source.js';
+import { jsonPath, locate, parseYamlSource, readYamlSource, type YamlSource } from '../manifest/yaml-source.js';
 import { compareTriples, parseTriple, type Triple } from './version.js';
 
 /** One gfx target of manifest/targets.yaml. */
@@ -63,31 +62,20 @@ export function gfxTargetVersionOf(name: string): number | undefined {
 
 /** Read and validate manifest/targets.yaml (or another file). Throws TargetTableError. */
 export async function loadTargetTable(file: string = defaultTargetsPath): Promise<TargetTable> {
-  const abs = path.resolve(file);
-  let text: string;
-  try {
-    text = await readFile(abs, 'utf8');
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    throw new TargetTableError([
-      {
-        file: abs,
-        line: 0,
-        column: 0,
-        path: '$',
-        message: e.code === 'ENOENT' ? 'file not found' : `cannot read file: ${e.message}`,
-        hint: 'give the path of a targets.yaml, by default manifest/targets.yaml of rocm-ebuild',
-      },
-    ]);
-  }
-  return parseTargetTable(text, abs);
+  const read = await readYamlSource(path.resolve(file), 'give the path of a targets.yaml, by default manifest/targets.yaml of rocm-ebuild');
+  if (!read.source) throw new TargetTableError(read.issues);
+  return tableFrom(read.source);
 }
 
 /** Validate targets.yaml text. Throws TargetTableError listing every problem. */
 export function parseTargetTable(text: string, file = '<memory>'): TargetTable {
   const parsed = parseYamlSource(file, text);
   if (!parsed.source) throw new TargetTableError(parsed.issues);
-  const source = parsed.source;
+  return tableFrom(parsed.source);
+}
+
+function tableFrom(source: YamlSource): TargetTable {
+  const file = source.file;
   const schemaIssues = SchemaValidator.shared().validate('targets.schema.json', source);
   if (schemaIssues.length > 0) throw new TargetTableError(schemaIssues);
 

@@ -15,7 +15,10 @@ export interface Position {
   column: number;
 }
 
-export async function readYamlSource(file: string): Promise<{ source?: YamlSource; issues: ManifestIssue[] }> {
+export async function readYamlSource(
+  file: string,
+  missingHint = 'check the path given with --manifest or listed under `components:`',
+): Promise<{ source?: YamlSource; issues: ManifestIssue[] }> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -29,7 +32,7 @@ export async function readYamlSource(file: string): Promise<{ source?: YamlSourc
           column: 0,
           path: '$',
           message: e.code === 'ENOENT' ? 'file not found' : `cannot read file: ${e.message}`,
-          hint: 'check the path given with --manifest or listed under `components:`',
+          hint: missingHint,
         },
       ],
     };
