@@ -114,6 +114,12 @@ export async function runBump(o: BumpOptions): Promise<BumpResult> {
   }
   if (isRepo && !o.dryRun) await repo.requireClean();
   checkLayout(state);
+  if (state.eclass !== undefined && state.eclass !== (await readFile(eclassPath, 'utf8'))) {
+    o.warn(
+      `${path.join(dir, 'eclass/rocm.eclass')} differs from the rocm.eclass these ebuilds are generated for; ` +
+        `it is left as it is: compare it with ${eclassPath} and commit the update if it is older`,
+    );
+  }
   const plan = makePlan(model, state, { dropOld: o.dropOld });
   const result: BumpResult = {
     version: o.version,

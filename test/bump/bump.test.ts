@@ -156,6 +156,21 @@ describe('rocm-ebuild bump (the full 6.2 stack into real git repositories)', fun
       assert.equal((await git(overlay, ['rev-parse', 'HEAD'], home)).trim(), before);
     });
 
+    it('keeps an overlay eclass that differs, and says so', async () => {
+      const file = path.join(overlay, 'eclass/rocm.eclass');
+      const original = await readFile(file, 'utf8');
+      await writeFile(file, `${original}# a local change\n`);
+      await git(overlay, ['commit', '-qam', 'rocm.eclass: local change'], home);
+      try {
+        const r = await bump(['6.2.2', '--overlay', overlay]);
+        assert.equal(r.code, 0, r.stderr);
+        assert.match(r.stderr.replace(/\s*›\s*/g, ' '), /eclass\/rocm\.eclass differs from the rocm\.eclass these ebuilds are generated for; it is left as it is/);
+        assert.equal(await readFile(file, 'utf8'), `${original}# a local change\n`);
+      } finally {
+        await git(overlay, ['reset', '-q', '--hard', 'HEAD~1'], home);
+      }
+    });
+
     it('refuses a dirty worktree, naming what is dirty, and leaves it as it was', async () => {
       const before = (await git(overlay, ['rev-parse', 'HEAD'], home)).trim();
       await writeFile(path.join(overlay, 'notes.txt'), 'work in progress\n');
