@@ -38,6 +38,8 @@ export interface BumpOptions {
   /** false with --no-commit: leave the changes in the worktree. */
   commit: boolean;
   jobs?: number;
+  timeoutMs?: number;
+  retries?: number;
   mirrors: string[];
   progress: Progress;
   distfileProgress?: DistfileProgress;
@@ -261,6 +263,8 @@ async function ensureAllDistfiles(
     offline: o.offline,
     mirrors: o.mirrors,
     ...(o.jobs !== undefined ? { jobs: o.jobs } : {}),
+    ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
+    ...(o.retries !== undefined ? { retries: o.retries } : {}),
     ...(o.distfileProgress ? { progress: o.distfileProgress } : {}),
   });
   const missing = results.filter((r) => r.status === 'missing');

@@ -39,6 +39,8 @@ or verification failed (packages that succeeded were still written).`;
     distdir: Flags.string({ description: 'where distfiles are found and downloaded to (default: $DISTDIR, else ~/.cache/rocm-ebuild/distfiles)', helpValue: 'DIR' }),
     offline: Flags.boolean({ description: 'do not download; use only what the distdir holds' }),
     mirror: Flags.string({ description: 'a flat mirror tried before upstream as URL/<file> (repeatable; GENTOO_MIRRORS is honoured too)', multiple: true, helpValue: 'URL' }),
+    timeout: Flags.integer({ description: 'seconds without progress before a download attempt is abandoned and retried (default 30)', min: 1, helpValue: 'SECONDS' }),
+    retries: Flags.integer({ description: 'extra attempts of a URL after a transient failure: 5xx, reset, timeout (default 3)', min: 0, max: 20 }),
     jobs: Flags.integer({ char: 'j', description: 'downloads at once (default 4)', min: 1, max: 64 }),
     force: Flags.boolean({ description: 'recompute every line instead of trusting the existing Manifest' }),
   };
@@ -71,6 +73,8 @@ or verification failed (packages that succeeded were still written).`;
       mirrors: [...(flags.mirror ?? []), ...mirrorsFromEnv()],
       force: flags.force,
       ...(flags.jobs ? { jobs: flags.jobs } : {}),
+      ...(flags.timeout !== undefined ? { timeoutMs: flags.timeout * 1000 } : {}),
+      ...(flags.retries !== undefined ? { retries: flags.retries } : {}),
       progress: createProgress({ quiet: json }),
     });
     const bad = distfiles.filter((r) => r.status === 'missing' || r.status === 'failed');
