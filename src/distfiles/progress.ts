@@ -55,6 +55,16 @@ class Tally {
     return s;
   }
 
+  /** The run's plan: how many files, and which will be downloaded (with sizes when known). */
+  plan(plan: { files: number; downloads: { name: string; size?: number }[] }): void {
+    this.fileCount = plan.files;
+    for (const d of plan.downloads) {
+      const s = this.state(d.name);
+      s.counted = true;
+      if (d.size !== undefined) s.size = d.size;
+    }
+  }
+
   /** A download attempt starts: both reporters record it the same way. */
   startDownload(name: string, info: { offset: number; size?: number }): FileState {
     const s = this.state(name);
@@ -147,12 +157,7 @@ function lineProgress(stream: NodeJS.WriteStream, color: boolean, now: () => num
   const write = (line: string) => stream.write(`${line}\n`);
   return {
     begin(plan) {
-      tally.fileCount = plan.files;
-      for (const d of plan.downloads) {
-        const s = tally.state(d.name);
-        s.counted = true;
-        if (d.size !== undefined) s.size = d.size;
-      }
+      tally.plan(plan);
       const known = plan.downloads.reduce((n, d) => n + (d.size ?? 0), 0);
       const size = plan.downloads.length > 0 && known > 0 ? ` (${formatBytes(known)} known)` : '';
       write(`distfiles: ${plan.files} files, ${plan.downloads.length} to download${size}`);
@@ -242,12 +247,7 @@ function liveProgress(stream: NodeJS.WriteStream, color: boolean, now: () => num
   };
   return {
     begin(plan) {
-      tally.fileCount = plan.files;
-      for (const d of plan.downloads) {
-        const s = tally.state(d.name);
-        s.counted = true;
-        if (d.size !== undefined) s.size = d.size;
-      }
+      tally.plan(plan);
       active = true;
       timer = setInterval(draw, intervalMs);
       timer.unref();
