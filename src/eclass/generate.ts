@@ -33,6 +33,11 @@ async function readIfExists(file: string): Promise<string | undefined> {
  * to `year` only when its content changes, so a new year alone is no drift.
  * Reads, never writes.
  */
+function generated(rel: string, absolute: string, existing: string | undefined, content: string): GeneratedFile {
+  const status = existing === undefined ? 'created' : content === existing ? 'unchanged' : 'updated';
+  return { path: rel, absolute, status, content };
+}
+
 export async function planGeneratedFiles(table: TargetTable, outputDir: string, year: number): Promise<GeneratedFile[]> {
   const files: GeneratedFile[] = [];
 
@@ -41,24 +46,14 @@ export async function planGeneratedFiles(table: TargetTable, outputDir: string, 
   const base = existingEclass ?? (await readFile(path.join(eclassDir, 'rocm.eclass'), 'utf8'));
   let eclass = spliceEclassTable(base, table);
   if (eclass !== base) eclass = withCopyrightYear(eclass, year);
-  files.push({
-    path: ECLASS_PATH,
-    absolute: eclassFile,
-    status: existingEclass === undefined ? 'created' : eclass === existingEclass ? 'unchanged' : 'updated',
-    content: eclass,
-  });
+  files.push(generated(ECLASS_PATH, eclassFile, existingEclass, eclass));
 
   const descFile = path.join(outputDir, DESC_PATH);
   const existingDesc = await readIfExists(descFile);
   const keptYear = existingDesc === undefined ? undefined : copyrightYear(existingDesc);
   let desc = renderAmdgpuTargetsDesc(table, keptYear ?? year);
   if (desc !== existingDesc) desc = renderAmdgpuTargetsDesc(table, year);
-  files.push({
-    path: DESC_PATH,
-    absolute: descFile,
-    status: existingDesc === undefined ? 'created' : desc === existingDesc ? 'unchanged' : 'updated',
-    content: desc,
-  });
+  files.push(generated(DESC_PATH, descFile, existingDesc, desc));
   return files;
 }
 
