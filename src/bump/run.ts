@@ -1,8 +1,8 @@
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { UserError } from '../cli/errors.js';
-import { ExitCode } from '../cli/exit-codes.js';
-import type { Progress } from '../cli/progress.js';
+import { UserError } from '../util/errors.js';
+import { ExitCode } from '../util/exit-codes.js';
+import type { Progress } from '../util/progress.js';
 import { loadManifestOrFail, stackFor } from '../cli/stack.js';
 import {
   describeProblem,

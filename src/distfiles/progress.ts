@@ -1,4 +1,4 @@
-import { useColor } from '../cli/progress.js';
+import { useColor } from '../util/progress.js';
 import type { DistfileProgress, DistfileResult } from './types.js';
 import { formatBytes, formatDuration, formatRate, RateMeter } from './units.js';
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { simpleGit, type SimpleGit } from 'simple-git';
-import { UserError } from '../cli/errors.js';
-import { ExitCode } from '../cli/exit-codes.js';
+import { UserError } from '../util/errors.js';
+import { ExitCode } from '../util/exit-codes.js';
 
 export interface Identity {
   name: string;

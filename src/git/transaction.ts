@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { open, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { UserError } from '../cli/errors.js';
-import { ExitCode } from '../cli/exit-codes.js';
+import { UserError } from '../util/errors.js';
+import { ExitCode } from '../util/exit-codes.js';
 import type { Identity, OverlayRepo } from './repo.js';
 
 export interface FileChange {
