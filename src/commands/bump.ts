@@ -2,8 +2,13 @@ import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
 import { createProgress } from '../cli/progress.js';
 import { manifestFlag } from '../cli/stack.js';
+import { defaultManifestPath } from '../paths.js';
 import { runBump, type BumpResult } from '../bump/run.js';
 import { createProgress as createDistfileProgress, mirrorsFromEnv } from '../distfiles/index.js';
+import { useColor } from '../cli/progress.js';
+import { baseUrlFlag, GITHUB, timeoutMs, treeProvider } from '../cli/upstream-flags.js';
+import { deriveForBump } from '../upstream/derive.js';
+import { upstreamCacheDir } from '../upstream/sources.js';
 
 export default class Bump extends BaseCommand {
   static override summary = 'Move an overlay to a ROCm release: ebuilds, Manifests, one commit per package';
@@ -21,7 +26,9 @@ by SIGKILL, the overlay's branch is either as before or fully bumped. A dirty wo
 Exit codes: 0 done (or nothing to do), 2 invalid manifest, unknown release or bad flags, 3 distfiles missing
 with --offline (nothing written), 4 overlay refused (dirty worktree, not a git repository, no git identity,
 detached HEAD, incompatible layout.conf), 5 a download or verification failed (nothing written; what was
-fetched stays in the distdir), 6 a generated ebuild failed the QA checks (nothing written).`;
+fetched stays in the distdir), 6 a generated ebuild failed the QA checks (nothing written). With
+--derive-from: 2 also when the draft does not validate (the draft stays in the manifest to be fixed; no ebuild
+is generated), 5 when AMD's release manifest cannot be fetched.`;
 
   static override examples = [
     {
@@ -34,6 +41,10 @@ fetched stays in the distdir), 6 a generated ebuild failed the QA checks (nothin
       command: '<%= config.bin %> <%= command.id %> 6.2.2 --overlay ~/rocm-overlay --distdir /var/cache/distfiles --offline --drop-old',
     },
     { description: 'Write the files but leave committing to you', command: '<%= config.bin %> <%= command.id %> 6.2.2 --overlay ~/rocm-overlay --no-commit' },
+    {
+      description: 'A release the manifest lacks: draft it from 6.2.2, read the reports, bump if the draft validates',
+      command: '<%= config.bin %> <%= command.id %> 6.3.3 --derive-from 6.2.2 --overlay ~/rocm-overlay',
+    },
   ];
 
   static override args = {
@@ -52,11 +63,35 @@ fetched stays in the distdir), 6 a generated ebuild failed the QA checks (nothin
     'drop-old': Flags.boolean({ description: "remove the stack's older versions from the overlay, one `drop` commit per package" }),
     'dry-run': Flags.boolean({ char: 'n', description: 'print the plan; change nothing' }),
     'no-commit': Flags.boolean({ description: 'write the changes into the worktree without committing' }),
+    'derive-from': Flags.string({
+      description:
+        'for a release the manifest lacks: write a draft entry derived from this known release into the manifest (not verified; LLVM slot carried over; new upstream projects excluded as not packaged yet), print the upstream project, build-file and fix-up reports, and bump only if the manifest then validates (with --dry-run: print the draft, write nothing)',
+      helpValue: 'VERSION',
+    }),
+    'base-url': { ...baseUrlFlag, description: `with --derive-from: ${baseUrlFlag.description}` },
   };
 
-  async run(): Promise<BumpResult> {
+  async run(): Promise<BumpResult | unknown> {
     const { args, flags } = await this.parse(Bump);
     const json = this.jsonEnabled();
+    if (flags['derive-from']) {
+      const derived = await deriveForBump({
+        manifest: flags.manifest ?? defaultManifestPath,
+        version: args.version,
+        from: flags['derive-from'],
+        baseUrl: flags['base-url'] ?? GITHUB,
+        cacheDir: upstreamCacheDir(),
+        timeoutMs: timeoutMs(undefined),
+        provider: treeProvider(flags, json),
+        dryRun: flags['dry-run'],
+        jobs: flags.jobs ?? 2,
+        progress: createProgress({ quiet: json }),
+        json,
+        color: useColor(process.stdout),
+        write: (t) => process.stdout.write(t),
+      });
+      if (flags['dry-run']) return derived;
+    }
     const result = await runBump({
       version: args.version,
       overlay: flags.overlay,

@@ -1,0 +1,54 @@
+import { Flags } from '@oclif/core';
+import { isVersion } from '../model/version.js';
+import { createProgress as createDistfileProgress, mirrorsFromEnv, resolveDistdir } from '../distfiles/index.js';
+import { GITHUB } from '../upstream/locations.js';
+import { upstreamCacheDir, TreeProvider } from '../upstream/sources.js';
+import { UserError } from '../util/errors.js';
+import { ExitCode } from '../util/exit-codes.js';
+
+/** Flags the `upstream` commands (and `bump --derive-from`) share. */
+export const baseUrlFlag = Flags.string({
+  description:
+    'read repositories from here instead of https://github.com: a URL or directory the owner/name path is appended to, or a template with {owner} and {repo} (e.g. /srv/mirror/{owner}+{repo}.git); diff and patches then read the release tags from git instead of release tarballs',
+  helpValue: 'URL',
+});
+
+export const timeoutFlag = Flags.integer({ description: 'seconds one git ls-remote or fetch may take (default 120)', min: 1, helpValue: 'SECONDS' });
+
+export const treeFlags = {
+  'base-url': baseUrlFlag,
+  distdir: Flags.string({ description: 'where release tarballs are found and downloaded to (default: $DISTDIR, else ~/.cache/rocm-ebuild/distfiles)', helpValue: 'DIR' }),
+  offline: Flags.boolean({ description: 'download nothing: use only tarballs already in the distdir' }),
+  mirror: Flags.string({ description: 'a flat distfile mirror tried before upstream (repeatable; GENTOO_MIRRORS is honoured too)', multiple: true, helpValue: 'URL' }),
+  jobs: Flags.integer({ char: 'j', description: 'trees read (and downloads run) at once (default 2)', min: 1, max: 32 }),
+  timeout: timeoutFlag,
+};
+
+export const formatFlag = Flags.string({ description: 'text for people, or markdown for a pull request (ignored with --json)', options: ['text', 'markdown'], default: 'text' });
+
+export function requireVersion(v: string, what: string): string {
+  if (!isVersion(v)) throw new UserError(`${what} ${JSON.stringify(v)} is not a release version such as 6.3.3`, ExitCode.invalidInput);
+  return v;
+}
+
+export function timeoutMs(seconds: number | undefined): number {
+  return (seconds ?? 120) * 1000;
+}
+
+/** Where trees come from: git (with --base-url) or the release tarballs through the distfiles engine. */
+export function treeProvider(flags: { 'base-url'?: string; distdir?: string; offline: boolean; mirror?: string[]; jobs?: number; timeout?: number }, quiet: boolean): TreeProvider {
+  const cacheDir = upstreamCacheDir();
+  if (flags['base-url']) return new TreeProvider({ kind: 'git', baseUrl: flags['base-url'], cacheDir, timeoutMs: timeoutMs(flags.timeout) });
+  return new TreeProvider({
+    kind: 'archive',
+    distdir: resolveDistdir(flags.distdir),
+    offline: flags.offline,
+    mirrors: [...(flags.mirror ?? []), ...mirrorsFromEnv()],
+    ...(flags.jobs !== undefined ? { jobs: flags.jobs } : {}),
+    ...(flags.timeout !== undefined ? { timeoutMs: flags.timeout * 1000 } : {}),
+    progress: createDistfileProgress({ quiet }),
+    cacheDir,
+  });
+}
+
+export { GITHUB };

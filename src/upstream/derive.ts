@@ -1,0 +1,196 @@
+import { readFile, rename, writeFile, unlink } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { formatIssue, ManifestError, type ManifestIssue } from '../manifest/issues.js';
+import { loadManifest, resolveManifestPath, type Manifest } from '../manifest/load.js';
+import { compareVersions } from '../model/version.js';
+import { UserError } from '../util/errors.js';
+import { ExitCode } from '../util/exit-codes.js';
+import type { Progress } from '../util/progress.js';
+import { diffReleases, type DiffReport } from './diff.js';
+import { applyDraft, DraftError, type DraftRelease } from './draft.js';
+import { formatDiffText, formatPatchesText, formatProjectsText } from './format.js';
+import { replayPatches, type PatchesReport } from './patches.js';
+import { compareProjects, type ProjectsReport } from './projects.js';
+import { ReleaseManifestError } from './release-manifest.js';
+import { TreeError } from './source-tree.js';
+import type { TreeProvider } from './sources.js';
+
+export interface DeriveOptions {
+  /** The manifest to extend (a stack.yaml or its directory). */
+  manifest: string;
+  version: string;
+  from: string;
+  /** For AMD's release manifest (ROCm/ROCm) and the rename probes: see repositoryUrl. */
+  baseUrl: string;
+  cacheDir: string;
+  timeoutMs: number;
+  provider: TreeProvider;
+  dryRun: boolean;
+  jobs: number;
+  progress: Progress;
+}
+
+export interface DeriveResult {
+  file: string;
+  written: boolean;
+  draft: DraftRelease;
+  /** The stack.yaml text with the draft (what was, or with --dry-run would be, written). */
+  text: string;
+  projects: ProjectsReport;
+  diff: DiffReport;
+  patches: PatchesReport;
+  /** Problems `validate` finds in the manifest with the draft; empty when it validates. */
+  issues: ManifestIssue[];
+}
+
+function manifestFailure(err: ManifestError, what: string): UserError {
+  return new UserError(`${what}:\n${err.issues.map((i) => formatIssue(i)).join('\n')}`, ExitCode.invalidInput, { issues: err.issues });
+}
+
+/**
+ * A release the manifest lacks, derived from a known one: AMD's project list
+ * is read, every component's build files are compared and its fix-ups
+ * replayed, and a draft release entry is written into stack.yaml — not
+ * verified, LLVM slot carried over, new projects excluded as "not packaged
+ * yet" — then the manifest is validated again. Nothing is written to an
+ * overlay here.
+ */
+export async function deriveRelease(o: DeriveOptions): Promise<DeriveResult> {
+  const file = await resolveManifestPath(o.manifest);
+  let manifest: Manifest;
+  try {
+    manifest = await loadManifest(file);
+  } catch (err) {
+    if (err instanceof ManifestError) throw manifestFailure(err, `${err.message}; fix it before deriving a release`);
+    throw err;
+  }
+  const known = Object.keys(manifest.stack.releases);
+  const base = manifest.stack.releases[o.from];
+  if (!base) throw new UserError(`--derive-from ${o.from} is not a release of ${file}; it knows ${known.join(', ')}`, ExitCode.invalidInput);
+  if (manifest.stack.releases[o.version]) {
+    throw new UserError(`release ${o.version} is already in ${file}; run the bump without --derive-from`, ExitCode.invalidInput);
+  }
+  if (compareVersions(o.version, o.from) <= 0) {
+    throw new UserError(`--derive-from ${o.from} must be older than ${o.version}`, ExitCode.invalidInput);
+  }
+
+  let projects: ProjectsReport;
+  try {
+    projects = await compareProjects(manifest, {
+      version: o.version,
+      against: o.from,
+      baseUrl: o.baseUrl,
+      cacheDir: o.cacheDir,
+      timeoutMs: o.timeoutMs,
+      probe: true,
+      trees: false,
+      jobs: o.jobs,
+      progress: o.progress,
+    });
+  } catch (err) {
+    if (err instanceof ReleaseManifestError) throw new UserError(err.message, ExitCode.invalidInput);
+    if (err instanceof TreeError) {
+      throw new UserError(
+        err.kind === 'missing' ? `AMD has no release ${o.version}: ${err.message}` : `cannot read AMD's release manifest of ${o.version}: ${err.message}`,
+        err.kind === 'missing' ? ExitCode.invalidInput : ExitCode.fetchFailed,
+      );
+    }
+    throw err;
+  }
+  const draft: DraftRelease = {
+    version: o.version,
+    from: o.from,
+    llvmSlot: base.llvm_slot,
+    pythonCompat: base.python_compat,
+    ...(manifest.stack.projects ? { projects: projects.projects.filter((p) => p.status !== 'gone').map((p) => p.name) } : {}),
+    newProjects: projects.projects.filter((p) => p.status === 'new' && !p.accounted).map((p) => p.name),
+  };
+
+  const diff = await diffReleases(manifest, { from: o.from, to: o.version, components: manifest.components, provider: o.provider, jobs: o.jobs, progress: o.progress });
+  const patches = await replayPatches(manifest, { version: o.version, against: o.from, components: manifest.components, provider: o.provider, jobs: o.jobs, progress: o.progress });
+
+  const original = await readFile(file, 'utf8');
+  let text: string;
+  try {
+    text = applyDraft(original, draft);
+  } catch (err) {
+    if (err instanceof DraftError) throw new UserError(`${file}: ${err.message}`, ExitCode.invalidInput);
+    throw err;
+  }
+  const result: DeriveResult = { file, written: false, draft, text, projects, diff, patches, issues: [] };
+  if (o.dryRun) return result;
+
+  // Written under a temporary name and renamed over the file, and only if
+  // nobody changed it while upstream was being read (another derive, an editor).
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(4).toString('hex')}.tmp`);
+  await writeFile(tmp, text);
+  try {
+    if ((await readFile(file, 'utf8')) !== original) {
+      throw new UserError(`${file} changed while the release was being derived; nothing was written: run again`, ExitCode.invalidInput);
+    }
+    await rename(tmp, file);
+  } finally {
+    await unlink(tmp).catch(() => {});
+  }
+  result.written = true;
+  try {
+    await loadManifest(file);
+  } catch (err) {
+    if (!(err instanceof ManifestError)) throw err;
+    result.issues = err.issues;
+  }
+  return result;
+}
+
+/** The reports for people, as `bump --derive-from` prints them before deciding whether to go on. */
+export function formatDerive(r: DeriveResult, color: boolean): string {
+  const out = [
+    formatProjectsText(r.projects),
+    formatDiffText(r.diff, { color }),
+    formatPatchesText(r.patches, { color }),
+    r.written
+      ? `Draft release ${r.draft.version} written to ${r.file} (derived from ${r.draft.from}; not verified; llvm_slot ${r.draft.llvmSlot} and python_compat carried over: check them${r.draft.newProjects.length ? `; ${r.draft.newProjects.length} new project${r.draft.newProjects.length === 1 ? '' : 's'} excluded as not packaged yet` : ''}).`
+      : `Draft release ${r.draft.version} for ${r.file} (--dry-run: not written):`,
+  ];
+  return `${out.join('\n')}\n`;
+}
+
+/** Stop a bump whose derived draft does not validate: the ebuilds would be generated from data validate rejects. */
+export function refuseInvalidDraft(r: DeriveResult): void {
+  if (r.issues.length === 0) return;
+  throw new UserError(
+    `the draft of ${r.draft.version} in ${r.file} does not validate; no ebuild was generated or committed. ` +
+      `Fix these, then run the bump of ${r.draft.version} again (without --derive-from):\n${r.issues.map((i) => formatIssue(i)).join('\n')}`,
+    ExitCode.invalidInput,
+    { issues: r.issues, draft: r.draft },
+  );
+}
+
+/** The lines the draft adds to stack.yaml (it only inserts), for --dry-run. */
+export function addedLines(before: string, after: string): string[] {
+  const a = before.split('\n');
+  const b = after.split('\n');
+  const out: string[] = [];
+  let i = 0;
+  for (const line of b) {
+    if (i < a.length && a[i] === line) i++;
+    else out.push(line);
+  }
+  return out;
+}
+
+/**
+ * `bump <version> --derive-from <known>`: derive, print the reports (text
+ * mode), and refuse to go on while the draft does not validate. Returns the
+ * result so --dry-run can stop there.
+ */
+export async function deriveForBump(o: DeriveOptions & { json: boolean; color: boolean; write(text: string): void }): Promise<DeriveResult> {
+  const r = await deriveRelease(o);
+  if (!o.json) {
+    o.write(formatDerive(r, o.color));
+    if (!r.written) o.write(`${addedLines(await readFile(r.file, 'utf8'), r.text).map((l) => `  + ${l}`).join('\n')}\n`);
+  }
+  refuseInvalidDraft(r);
+  return r;
+}

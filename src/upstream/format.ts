@@ -1,0 +1,176 @@
+import type { DiffReport } from './diff.js';
+import type { Change } from './facts-diff.js';
+import type { PatchesReport } from './patches.js';
+import type { ProjectsReport } from './projects.js';
+import type { ReplayStatus } from './replay.js';
+import type { TagsReport } from './tags.js';
+
+/** Text for people, in the order they act on it. `color` wraps status words in ANSI colours (off with NO_COLOR). */
+export interface FormatOptions {
+  color: boolean;
+}
+
+const paint = (on: boolean, code: number, text: string) => (on ? `\x1b[${code}m${text}\x1b[0m` : text);
+const SIGN: Record<Change['kind'], string> = { added: '+', removed: '-', changed: '~' };
+const STATUS_COLOR: Record<ReplayStatus, number> = { applies: 32, differs: 33, upstream: 36, fails: 31, skipped: 90, unreadable: 35 };
+
+function describe(c: Change): string {
+  if (c.kind === 'changed') return `${c.subject}: ${c.from} → ${c.to}${c.detail && c.area === 'gpu-targets' ? ` (${c.detail})` : ''}`;
+  if (c.kind === 'added') return `${c.subject}${c.to ? ` ${c.to}` : ''}`;
+  return `${c.subject}${c.from ? ` (was ${c.from})` : ''}`;
+}
+
+const where = (c: Change) => (c.where ? (c.where.line > 0 ? `${c.where.file}:${c.where.line}` : c.where.file) : '');
+
+export function formatDiffText(r: DiffReport, o: FormatOptions): string {
+  const out: string[] = [];
+  for (const c of r.components) {
+    out.push(`${c.component} (${c.atom}) ${r.from} → ${r.to}`);
+    if (c.note) {
+      out.push(`  ${c.note}`);
+      continue;
+    }
+    for (const s of c.sources) {
+      if (s.status === 'pinned') continue;
+      if (s.status === 'added') {
+        out.push(`  ${s.to}: a source new in ${r.to}; read it by hand`);
+        continue;
+      }
+      if (s.status === 'removed') {
+        out.push(`  ${s.from}: no longer a source in ${r.to}`);
+        continue;
+      }
+      if (s.status === 'error') {
+        out.push(`  ${s.source}: ${paint(o.color, 31, 'not compared')}: ${s.error}`);
+        continue;
+      }
+      const head = `  ${s.from} → ${s.to!.split(' ').slice(1).join(' ') || s.to}`;
+      out.push(`${head} (${s.files!.from} → ${s.files!.to} build files)`);
+      if (s.changes.length === 0) out.push('    nothing that matters to an ebuild changed');
+      const width = Math.min(60, Math.max(0, ...s.changes.map((ch) => `${ch.area} ${SIGN[ch.kind]} ${describe(ch)}`.length)));
+      for (const ch of s.changes) {
+        const text = `${ch.area} ${SIGN[ch.kind]} ${describe(ch)}`;
+        const loc = where(ch);
+        out.push(`    ${loc ? `${text.padEnd(width)}  ${loc}` : text}`);
+      }
+      for (const p of s.problems) out.push(`    ${paint(o.color, 33, 'warning')}: ${p}`);
+    }
+  }
+  const compared = r.components.flatMap((c) => c.sources).filter((s) => s.status === 'compared').length;
+  out.push(`${r.components.length} component${r.components.length === 1 ? '' : 's'}, ${compared} source${compared === 1 ? '' : 's'} compared${r.failures ? `, ${r.failures} could not be read` : ''}`);
+  return `${out.join('\n')}\n`;
+}
+
+const md = (t: string) => `\`${t.replace(/`/g, 'ˋ')}\``;
+
+/** Markdown for a pull request's technical notes (`pr body` can include it). */
+export function formatDiffMarkdown(r: DiffReport): string {
+  const out: string[] = [`### Upstream build changes ${r.from} → ${r.to}`, ''];
+  for (const c of r.components) {
+    const sources = c.sources.filter((s) => s.status !== 'pinned');
+    const changed = sources.some((s) => s.status !== 'compared' || s.changes.length > 0) || c.note;
+    if (!changed) continue;
+    out.push(`#### ${c.component} (${md(c.atom)})`, '');
+    if (c.note) out.push(`- ${c.note}`);
+    for (const s of sources) {
+      if (s.status === 'error') out.push(`- ${md(s.source)}: not compared: ${s.error}`);
+      else if (s.status === 'added') out.push(`- ${md(s.to!)}: new source, read by hand`);
+      else if (s.status === 'removed') out.push(`- ${md(s.from!)}: no longer a source`);
+      else {
+        for (const ch of s.changes) {
+          const change = ch.kind === 'changed' ? `${md(ch.from!)} → ${md(ch.to!)}${ch.detail && ch.area === 'gpu-targets' ? ` (${ch.detail})` : ''}` : ch.kind === 'added' ? `added${ch.to ? ` ${md(ch.to)}` : ''}` : `removed${ch.from ? ` (was ${md(ch.from)})` : ''}`;
+          out.push(`- ${ch.area} ${md(ch.subject)}: ${change}${where(ch) ? ` — ${md(where(ch))}` : ''}${sources.length > 1 ? ` (${md(s.source)})` : ''}`);
+        }
+      }
+    }
+    out.push('');
+  }
+  const unchanged = r.components.filter((c) => !c.note && c.sources.every((s) => s.status === 'pinned' || (s.status === 'compared' && s.changes.length === 0)));
+  if (unchanged.length > 0) out.push(`No build changes: ${unchanged.map((c) => c.component).join(', ')}.`, '');
+  return out.join('\n');
+}
+
+export function formatPatchesText(r: PatchesReport, o: FormatOptions): string {
+  const out: string[] = [];
+  for (const c of r.components) {
+    out.push(`${c.component} (${c.atom}) ${r.version}: ${c.tree}${r.against ? `, compared with ${r.against}` : ''}`);
+    // A tree that could not be read makes every line say so: once is enough.
+    const reasons = new Set(c.lines.map((l) => l.reason));
+    if (c.lines.length > 1 && c.lines.every((l) => l.status === 'unreadable') && reasons.size === 1) {
+      out.push(`  ${paint(o.color, STATUS_COLOR.unreadable, 'unreadable'.padEnd(10))} ${c.lines.length} fix-ups not replayed: ${c.lines[0]!.reason}`);
+      continue;
+    }
+    for (const l of c.lines) {
+      const status = paint(o.color, STATUS_COLOR[l.status], l.status.padEnd(10));
+      out.push(`  ${status} ${l.file}  ${l.fixup} ${l.what}: ${l.reason}${l.when ? ` (only with USE=${l.when})` : ''}`);
+    }
+  }
+  const k = r.counts;
+  out.push(`${k.applies} apply, ${k.differs} apply differently, ${k.upstream} already upstream, ${k.fails} fail, ${k.skipped} not replayed${k.unreadable ? `, ${k.unreadable} unreadable` : ''}`);
+  return `${out.join('\n')}\n`;
+}
+
+export function formatPatchesMarkdown(r: PatchesReport): string {
+  const out: string[] = [`### Fix-ups replayed on ${r.version}${r.against ? ` (compared with ${r.against})` : ''}`, ''];
+  for (const c of r.components) {
+    const notable = c.lines.filter((l) => l.status !== 'applies');
+    if (notable.length === 0) continue;
+    out.push(`#### ${c.component} (${md(c.atom)})`, '');
+    for (const l of notable) out.push(`- **${l.status}** ${md(l.file)} ${l.fixup} ${md(l.what)}: ${l.reason}`);
+    out.push('');
+  }
+  const k = r.counts;
+  out.push(`${k.applies} apply unchanged, ${k.differs} apply differently, ${k.upstream} already upstream, ${k.fails} fail, ${k.skipped} not replayed.`, '');
+  return out.join('\n');
+}
+
+export function formatTagsText(r: TagsReport): string {
+  const out: string[] = [`The manifest knows ${r.known.join(', ')}.`];
+  const asked = r.repositories.length;
+  if (r.missing.length === 0) out.push(`Upstream has no release the manifest lacks (${asked - r.unreachable.length} of ${asked} repositories answered).`);
+  else {
+    out.push(`Releases upstream has that the manifest lacks (${asked - r.unreachable.length} of ${asked} repositories answered):`);
+    for (const m of r.missing) {
+      const lacking = m.lacking.length === 0 ? 'in every repository' : `not in ${m.lacking.length <= 4 ? m.lacking.join(', ') : `${m.lacking.slice(0, 4).join(', ')} and ${m.lacking.length - 4} more`}`;
+      out.push(`  ${m.version.padEnd(8)} ${`${m.repositories}/${m.total}`.padStart(7)}  ${lacking}${m.olderThanKnown ? ' (older than the manifest)' : ''}`);
+    }
+  }
+  if (r.hiddenOlder > 0) out.push(`(${r.hiddenOlder} older release${r.hiddenOlder === 1 ? '' : 's'} not shown: --all lists them)`);
+  if (r.therock.length > 0) {
+    out.push(`TheRock releases (therock-X.Y tags; not supported yet): ${r.therock.map((t) => `${t.version} (${t.repositories.length} repositor${t.repositories.length === 1 ? 'y' : 'ies'})`).join(', ')}`);
+  }
+  for (const u of r.unreachable) out.push(`unreachable: ${u.repo} (${u.url}): ${u.error}`);
+  return `${out.join('\n')}\n`;
+}
+
+export function formatProjectsText(r: ProjectsReport): string {
+  const out: string[] = [`AMD's ROCm ${r.version} release manifest (${r.source}) against ${r.against} (${r.againstSource}):`];
+  const who = (p: ProjectsReport['projects'][number]) =>
+    p.packagedBy.length > 0 ? `packaged by ${p.packagedBy.join(', ')}` : p.excluded !== undefined ? `excluded: ${p.excluded.length > 70 ? `${p.excluded.slice(0, 69)}…` : p.excluded}` : '';
+  const width = Math.max(0, ...r.projects.map((p) => p.name.length));
+  for (const p of r.projects.filter((x) => x.status === 'new')) {
+    out.push(`  new      ${p.name.padEnd(width)}  ${p.accounted ? who(p) : 'neither packaged nor excluded: decide'}`);
+  }
+  for (const p of r.projects.filter((x) => x.status === 'gone')) {
+    out.push(`  gone     ${p.name.padEnd(width)}  ${who(p) || 'not accounted for before either'}`);
+  }
+  for (const p of r.projects.filter((x) => x.pathBefore !== undefined)) {
+    out.push(`  path     ${p.name.padEnd(width)}  ${p.pathBefore} → ${p.path}`);
+  }
+  for (const p of r.projects.filter((x) => x.status === 'kept' && !x.accounted)) {
+    out.push(`  unaccounted ${p.name}: neither packaged nor excluded in ${r.version}`);
+  }
+  for (const rel of r.relations) {
+    out.push(`  ${rel.kind.padEnd(8)} ${rel.from} → ${rel.to}${rel.at ? `/${rel.at}` : ''}: ${rel.evidence.join('; ')}`);
+  }
+  if (r.drift && (r.drift.notInManifest.length > 0 || r.drift.notUpstream.length > 0)) {
+    out.push(`  the manifest's own list for ${r.version} differs from AMD's: ${[...r.drift.notInManifest.map((p) => `+${p}`), ...r.drift.notUpstream.map((p) => `-${p}`)].join(' ')}`);
+  }
+  // Mirrors often hold only some repositories: a long list of misses is summarised.
+  for (const p of r.problems.slice(0, r.problems.length > 6 ? 4 : 6)) out.push(`  note: ${p}`);
+  if (r.problems.length > 6) out.push(`  note: and ${r.problems.length - 4} more repositories could not be read (--json lists them)`);
+  const n = (s: string) => r.projects.filter((p) => p.status === s).length;
+  const open = r.projects.filter((p) => p.status === 'new' && !p.accounted).length;
+  out.push(`${r.projects.length - n('gone')} projects in ${r.version}: ${n('kept')} kept, ${n('new')} new (${open} to decide), ${n('gone')} gone since ${r.against}`);
+  return `${out.join('\n')}\n`;
+}

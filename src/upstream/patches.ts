@@ -1,0 +1,101 @@
+import type { LoadedComponent, Manifest } from '../manifest/load.js';
+import type { ResolvedComponent } from '../model/resolve.js';
+import { Limiter } from '../util/limiter.js';
+import type { Progress } from '../util/progress.js';
+import { classify, measureFixups, type Measurement, type ReplayLine, type ReplayStatus, type ReplayTrees } from './replay.js';
+import { TreeError, type SourceTree } from './source-tree.js';
+import { dataRelease, resolveAt, sourceLabel, sourceRefs, type TreeProvider } from './sources.js';
+
+export interface ComponentReplay {
+  component: string;
+  atom: string;
+  /** The main tree the fix-ups were replayed on. */
+  tree: string;
+  lines: ReplayLine[];
+}
+
+export interface PatchesReport {
+  version: string;
+  /** The release the counts are compared with. */
+  against?: string;
+  components: ComponentReplay[];
+  counts: Record<ReplayStatus, number>;
+}
+
+export interface PatchesOptions {
+  version: string;
+  against?: string;
+  components: LoadedComponent[];
+  provider: TreeProvider;
+  jobs: number;
+  progress: Progress;
+}
+
+function hasFixups(c: ResolvedComponent): boolean {
+  return (c.spec.prepare ?? []).length > 0 || Object.values(c.spec.phases ?? {}).some((p) => /\bsed\b/.test(`${p.before ?? ''}${p.replace ?? ''}${p.after ?? ''}`));
+}
+
+function treesOf(manifest: Manifest, c: ResolvedComponent, provider: TreeProvider): ReplayTrees {
+  const refs = sourceRefs(manifest, c);
+  const opened = new Map<number, Promise<SourceTree | { error: string }>>();
+  const release = manifest.stack.releases[dataRelease(manifest, c.version)]!;
+  return {
+    version: c.version,
+    llvmSlot: release.llvm_slot,
+    refs,
+    tree(index) {
+      let t = opened.get(index);
+      if (!t) {
+        t = provider.open(refs[index]!).catch((err: unknown) => {
+          if (err instanceof TreeError) return { error: err.message };
+          throw err;
+        });
+        opened.set(index, t);
+      }
+      return t;
+    },
+  };
+}
+
+/**
+ * Replays every component's fix-ups on a release's sources and compares the
+ * match counts with the release the data was written for.
+ */
+export async function replayPatches(manifest: Manifest, o: PatchesOptions): Promise<PatchesReport> {
+  const against = o.against;
+  const work: { now: ResolvedComponent; before?: ResolvedComponent }[] = [];
+  for (const loaded of o.components) {
+    const now = resolveAt(manifest, loaded, o.version);
+    if (!now || !hasFixups(now)) continue;
+    const before = against ? resolveAt(manifest, loaded, against) : undefined;
+    work.push({ now, ...(before ? { before } : {}) });
+  }
+  // Main trees of both releases in one run of the distfiles engine.
+  await o.provider.prepare(work.flatMap((w) => [w.now, ...(w.before ? [w.before] : [])].map((c) => sourceRefs(manifest, c)[0]!)));
+
+  const limiter = new Limiter(Math.max(1, o.jobs));
+  let done = 0;
+  const components = await Promise.all(
+    work.map((w) =>
+      limiter.run(async (): Promise<ComponentReplay> => {
+        const now = await measureFixups(w.now, treesOf(manifest, w.now, o.provider));
+        let before = new Map<string, Measurement>();
+        if (w.before) {
+          const m = await measureFixups(w.before, treesOf(manifest, w.before, o.provider));
+          before = new Map(m.map((x) => [x.key, x]));
+        }
+        o.progress.step(++done, work.length, w.now.name);
+        return {
+          component: w.now.name,
+          atom: w.now.atom,
+          tree: sourceLabel(sourceRefs(manifest, w.now)[0]!),
+          lines: now.map((m) => classify(m, before.get(m.key))),
+        };
+      }),
+    ),
+  );
+  o.progress.done();
+  const counts: Record<ReplayStatus, number> = { applies: 0, differs: 0, upstream: 0, fails: 0, skipped: 0, unreadable: 0 };
+  for (const c of components) for (const l of c.lines) counts[l.status]++;
+  return { version: o.version, ...(against ? { against } : {}), components, counts };
+}

@@ -1,0 +1,303 @@
+import { parseBash, walk, type Node } from '../lint/bash-parser.js';
+import type { PHASES, PrepareOp } from '../manifest/types.js';
+import type { ResolvedComponent } from '../model/resolve.js';
+import { evaluateWord, globToRegExp, type Helpers } from './bash-words.js';
+import { changedLines, onlyDeletes, parseSedArgs, runSed, type SedCall } from './sed-command.js';
+import { hasPath, type SourceTree } from './source-tree.js';
+import type { SourceRef } from './sources.js';
+
+/**
+ * Replays a component's fix-ups on a source tree without running anything
+ * from the manifest: `replace` counts the literal text, `delete_lines` and
+ * `sed -i` calls found in phase code run through GNU sed in sandbox mode on
+ * a copy of the file's text, `remove` checks the path.
+ */
+
+export type ReplayStatus = 'applies' | 'differs' | 'upstream' | 'fails' | 'skipped' | 'unreadable';
+
+/** One fix-up on one file, measured on one tree. */
+export interface Measurement {
+  /** Identifies the same check across releases: "prepare[2] bin/hipvars.pm". */
+  key: string;
+  /** Where the manifest says it: "prepare[2]" or "phases.src_prepare.after, line 4". */
+  fixup: string;
+  op: 'replace' | 'delete_lines' | 'remove' | 'sed';
+  /** The operation in a few words, for people. */
+  what: string;
+  /** The file as the manifest writes it. */
+  file: string;
+  when?: string;
+  state: 'measured' | 'no-file' | 'skipped' | 'error' | 'unreadable';
+  /** Matches (replace), lines changed (delete_lines, sed), 1 for a path present (remove). */
+  count?: number;
+  /** With no match: the fix-up's aim is visible in the tree (its replacement text is there, the lines are gone). */
+  aimMet?: boolean;
+  reason?: string;
+}
+
+export interface ReplayLine extends Measurement {
+  status: ReplayStatus;
+  /** The count in the release compared against, when it was measured. */
+  previous?: number;
+}
+
+/** The sources of a component in one release; trees are opened when a fix-up first reaches them. */
+export interface ReplayTrees {
+  version: string;
+  llvmSlot: number;
+  refs: SourceRef[];
+  /** The tree of a source, or why it cannot be read. */
+  tree(index: number): Promise<SourceTree | { error: string }>;
+}
+
+const MARK = (name: string) => `\u0000${name}\u0000`;
+const OUTSIDE = ['ED', 'D', 'T', 'BUILD_DIR', 'HOME', 'FILESDIR', 'DISTDIR'];
+
+function environment(c: ResolvedComponent, t: ReplayTrees): { env: Map<string, string>; helpers: Helpers } {
+  const env = new Map<string, string>([
+    ['EPREFIX', ''],
+    ['EROOT', ''],
+    ['ESYSROOT', ''],
+    ['BROOT', ''],
+    ['PV', t.version],
+    ['PN', c.pn],
+    ['P', `${c.pn}-${t.version}`],
+    ['PF', `${c.pn}-${t.version}`],
+    ['SLOT', `0/${t.version.split('.').slice(0, 2).join('.')}`],
+    ['LLVM_SLOT', String(t.llvmSlot)],
+    ['CHOST', 'x86_64-pc-linux-gnu'],
+    ['CBUILD', 'x86_64-pc-linux-gnu'],
+    ['S', MARK('S')],
+    ['WORKDIR', MARK('WORKDIR')],
+    ...OUTSIDE.map((v): [string, string] => [v, MARK(v)]),
+  ]);
+  const llvm = `/usr/lib/llvm/${t.llvmSlot}`;
+  return {
+    env,
+    helpers: { get_libdir: 'lib64', get_llvm_prefix: llvm, 'get_llvm_prefix -b': llvm, 'get_llvm_prefix -d': llvm, makeopts_jobs: '1' },
+  };
+}
+
+/** A path as fix-ups write it, placed in one of the component's trees. */
+async function place(p: string, t: ReplayTrees): Promise<{ tree: SourceTree; rel: string } | { skip: string; unreadable?: boolean }> {
+  for (const v of OUTSIDE) if (p.startsWith(MARK(v))) return { skip: `\${${v}} is not a source tree` };
+  let ref: SourceRef | undefined;
+  let rel: string;
+  if (p.startsWith(`${MARK('WORKDIR')}/`)) {
+    const [dir, ...rest] = p.slice(MARK('WORKDIR').length + 1).split('/');
+    ref = t.refs.find((r) => r.dir === dir);
+    if (!ref) return { skip: `\${WORKDIR}/${dir} is none of the component's sources` };
+    rel = rest.join('/');
+    if (ref.subdir) {
+      if (!rel.startsWith(`${ref.subdir}/`)) return { skip: `outside ${ref.subdir}, the part of ${dir} that was read` };
+      rel = rel.slice(ref.subdir.length + 1);
+    }
+  } else if (p.startsWith(MARK('S'))) {
+    ref = t.refs[0];
+    rel = p.slice(MARK('S').length).replace(/^\/+/, '');
+  } else if (p.startsWith('/')) {
+    return { skip: 'an absolute path is not in the source tree' };
+  } else {
+    ref = t.refs[0];
+    rel = p;
+  }
+  if (!ref) return { skip: 'the component has no sources' };
+  const tree = await t.tree(ref.index);
+  if ('error' in tree) return { skip: tree.error, unreadable: true };
+  return { tree, rel: rel.replace(/^\.\//, '').replace(/\/+$/, '') };
+}
+
+/** ${VAR} in a manifest path value (not bash: no quoting), from the replay's environment. */
+function expandPath(p: string, env: Map<string, string>): string {
+  return p.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (m, name: string) => env.get(name) ?? m);
+}
+
+const show = (text: string, max = 48) => {
+  const one = text.replace(/\n/g, '\\n');
+  return JSON.stringify(one.length > max ? `${one.slice(0, max - 1)}…` : one);
+};
+
+function occurrences(haystack: string, needle: string): number {
+  if (needle === '') return 0;
+  let n = 0;
+  for (let i = haystack.indexOf(needle); i >= 0; i = haystack.indexOf(needle, i + needle.length)) n++;
+  return n;
+}
+
+/** Measure every fix-up of a component on one release's trees. */
+export async function measureFixups(c: ResolvedComponent, t: ReplayTrees): Promise<Measurement[]> {
+  const { env, helpers } = environment(c, t);
+  const out: Measurement[] = [];
+  const ops = c.spec.prepare ?? [];
+  for (const [i, op] of ops.entries()) out.push(...(await measureOp(op, i, env, helpers, t)));
+  for (const [phase, code] of Object.entries(c.spec.phases ?? {}) as [(typeof PHASES)[number], Record<string, string | undefined>][]) {
+    for (const part of ['before', 'replace', 'after'] as const) {
+      const text = code[part];
+      if (text) out.push(...(await measurePhaseCode(text, `phases.${phase}.${part}`, env, helpers, t)));
+    }
+  }
+  return out;
+}
+
+async function measureOp(op: PrepareOp, i: number, env: Map<string, string>, helpers: Helpers, t: ReplayTrees): Promise<Measurement[]> {
+  const fixup = `prepare[${i}]`;
+  const base = { fixup, ...(op.when ? { when: op.when } : {}) };
+  const out: Measurement[] = [];
+  if ('remove' in op) {
+    for (const file of op.remove) {
+      const where = await place(expandPath(file, env), t);
+      const m = { ...base, key: `${fixup} ${file}`, op: 'remove' as const, what: 'remove', file };
+      if ('skip' in where) out.push({ ...m, state: where.unreadable ? 'unreadable' : 'skipped', reason: where.skip });
+      else out.push(hasPath(await where.tree.files(), where.rel) ? { ...m, state: 'measured', count: 1 } : { ...m, state: 'no-file' });
+    }
+    return out;
+  }
+  if ('replace' in op) {
+    const to = evaluateWord(`"${op.replace.to.replace(/["\\`]/g, '\\$&')}"`, env, helpers);
+    for (const file of op.replace.files) {
+      const m = { ...base, key: `${fixup} ${file}`, op: 'replace' as const, what: `replace ${show(op.replace.from)}`, file };
+      const where = await place(expandPath(file, env), t);
+      if ('skip' in where) {
+        out.push({ ...m, state: where.unreadable ? 'unreadable' : 'skipped', reason: where.skip });
+        continue;
+      }
+      const text = (await where.tree.read([where.rel])).get(where.rel)?.toString('utf8');
+      if (text === undefined) {
+        out.push({ ...m, state: 'no-file' });
+        continue;
+      }
+      const count = occurrences(text, op.replace.from);
+      const aimMet = count === 0 && (op.replace.to === '' || (to.ok && to.value.trim() !== '' && text.includes(to.value)));
+      out.push({ ...m, state: 'measured', count, aimMet, ...(count === 0 && aimMet ? { reason: op.replace.to === '' ? 'the text it removes is gone' : `${show(to.ok ? to.value : op.replace.to)} is already there` } : {}) });
+    }
+    return out;
+  }
+  // delete_lines: the same sed script the ebuild runs.
+  const call = { scripts: [`\\|${op.delete_lines.matching}|d`], extended: false, quiet: false, nullData: false, separate: false };
+  for (const file of op.delete_lines.files) {
+    const m = { ...base, key: `${fixup} ${file}`, op: 'delete_lines' as const, what: `delete_lines ${show(op.delete_lines.matching)}`, file };
+    out.push(await measureSedOnFile(m, call, expandPath(file, env), t));
+  }
+  return out;
+}
+
+async function measureSedOnFile(
+  m: Omit<Measurement, 'state'>,
+  call: Omit<SedCall, 'files'>,
+  path: string,
+  t: ReplayTrees,
+): Promise<Measurement> {
+  const where = await place(path, t);
+  if ('skip' in where) return { ...m, state: where.unreadable ? 'unreadable' : 'skipped', reason: where.skip };
+  let rels = [where.rel];
+  if (/[*?[]/.test(where.rel)) {
+    const re = globToRegExp(where.rel);
+    rels = (await where.tree.files()).filter((f) => re.test(f));
+    if (rels.length === 0) return { ...m, state: 'no-file', reason: 'the pattern matches no file' };
+  }
+  const contents = await where.tree.read(rels);
+  let count = 0;
+  for (const rel of rels) {
+    const before = contents.get(rel);
+    if (!before) return { ...m, state: 'no-file', ...(rels.length > 1 ? { reason: `${rel} is gone` } : {}) };
+    const r = await runSed(call, before);
+    if ('error' in r) return { ...m, state: 'error', reason: r.error };
+    count += changedLines(before.toString('utf8'), r.output.toString('utf8'));
+  }
+  const aimMet = count === 0 && onlyDeletes(call.scripts);
+  return { ...m, state: 'measured', count, aimMet, ...(aimMet ? { reason: 'the lines it deletes are gone' } : {}) };
+}
+
+/** Words of a command node, evaluated; the first failure is returned as the reason. */
+function commandWords(node: Node, env: Map<string, string>, helpers: Helpers): { words: string[] } | { reason: string } {
+  const words: string[] = [];
+  for (const child of node.namedChildren) {
+    if (!child || child.type === 'command_name' || child.type.endsWith('redirect')) continue;
+    const w = evaluateWord(child.text, env, helpers);
+    if (!w.ok) return { reason: w.reason };
+    words.push(w.value);
+  }
+  return { words };
+}
+
+async function measurePhaseCode(text: string, where: string, env0: Map<string, string>, helpers: Helpers, t: ReplayTrees): Promise<Measurement[]> {
+  const env = new Map(env0);
+  const tree = await parseBash(text);
+  const out: Measurement[] = [];
+  let nth = 0;
+  try {
+    for (const node of walk(tree.rootNode)) {
+      // Plain assignments (`local tests="${WORKDIR}/…"`) feed later words.
+      if (node.type === 'variable_assignment' && node.parent?.type !== 'command') {
+        const name = node.childForFieldName('name')?.text;
+        const value = node.childForFieldName('value');
+        if (!name) continue;
+        const v = value ? evaluateWord(value.text, env, helpers) : ({ ok: true, value: '', glob: false } as const);
+        if (v.ok) env.set(name, v.value);
+        else env.delete(name);
+        continue;
+      }
+      if (node.type !== 'command' || node.childForFieldName('name')?.text !== 'sed') continue;
+      const line = node.startPosition.row + 1;
+      const fixup = `${where}, line ${line}`;
+      nth++;
+      const words = commandWords(node, env, helpers);
+      const raw = node.namedChildren.filter((c) => c && c.type !== 'command_name').map((c) => c!.text);
+      const base = { fixup, op: 'sed' as const, what: `sed (${where.replace(/^phases\./, '')})` };
+      if ('reason' in words) {
+        out.push({ ...base, key: `${where}#${nth}`, file: raw.at(-1) ?? '', state: 'skipped', reason: `cannot replay: ${words.reason}` });
+        continue;
+      }
+      const call = parseSedArgs(words.words);
+      if (call === undefined) continue; // sed as a filter, not editing files
+      if ('error' in call) {
+        out.push({ ...base, key: `${where}#${nth}`, file: raw.at(-1) ?? '', state: 'skipped', reason: call.error });
+        continue;
+      }
+      const what = `sed ${call.scripts.map((s) => `-e ${show(s, 40)}`).join(' ')}`;
+      // Each file operand keeps the word as written, for people and as the key.
+      const operandWords = raw.slice(raw.length - call.files.length);
+      for (const [k, file] of call.files.entries()) {
+        const label = operandWords[k] ?? file;
+        out.push(await measureSedOnFile({ ...base, what, key: `${where}#${nth} ${label}`, file: label }, call, file, t));
+      }
+    }
+  } finally {
+    tree.delete();
+  }
+  return out;
+}
+
+/** Status of a fix-up in the new release, compared with the release it was written for. */
+export function classify(now: Measurement, before: Measurement | undefined): ReplayLine {
+  const prev = before?.state === 'measured' ? before.count : undefined;
+  const withPrev = prev !== undefined ? { previous: prev } : {};
+  switch (now.state) {
+    case 'skipped':
+      return { ...now, status: 'skipped', reason: now.reason ?? 'not replayed' };
+    case 'unreadable':
+      return { ...now, status: 'unreadable', reason: now.reason ?? 'the tree could not be read' };
+    case 'error':
+      return { ...now, status: 'fails', reason: now.reason ?? 'error', ...withPrev };
+    case 'no-file':
+      if (now.op === 'remove') return { ...now, status: 'upstream', reason: 'the path is gone: drop the fix-up (rm -r would die)', ...withPrev };
+      return { ...now, status: 'fails', reason: now.reason ?? `the file is gone (sed -i would die)`, ...withPrev };
+    case 'measured': {
+      const n = now.count ?? 0;
+      const unit = now.op === 'replace' ? 'match' : now.op === 'remove' ? 'path' : 'line';
+      const plural = (k: number) => `${k} ${unit}${k === 1 ? '' : unit === 'match' ? 'es' : 's'}`;
+      if (now.op === 'remove') return { ...now, status: 'applies', reason: 'the path exists', ...withPrev };
+      if (n > 0) {
+        if (prev !== undefined && prev !== n) return { ...now, status: 'differs', reason: `${plural(n)}, ${prev} before`, ...withPrev };
+        return { ...now, status: 'applies', reason: now.op === 'replace' ? plural(n) : `${plural(n)} changed`, ...withPrev };
+      }
+      if (now.aimMet) return { ...now, status: 'upstream', reason: now.reason ?? 'already done upstream', ...withPrev };
+      return {
+        ...now,
+        status: 'fails',
+        reason: prev !== undefined && prev > 0 ? `no match (${plural(prev)} before): the code changed` : 'no match',
+        ...withPrev,
+      };
+    }
+  }
+}
