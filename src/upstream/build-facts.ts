@@ -126,6 +126,17 @@ export async function collectBuildFacts(tree: SourceTree): Promise<BuildFacts> {
         const cache = c.args.findIndex((a) => a.kind === 'unquoted' && a.value === 'CACHE');
         const values = evaluateArgs(c.args.slice(1, cache < 0 ? undefined : cache), vars);
         vars.set(name, values.join(';'));
+      } else if (c.name === 'project' && c.args.length >= 1) {
+        // project(name VERSION x) defines PROJECT_VERSION and <name>_VERSION, which SOVERSIONs often use.
+        const args = evaluateArgs(c.args, vars);
+        const v = args[args.indexOf('VERSION') + 1];
+        if (args.includes('VERSION') && v) {
+          for (const name of ['PROJECT_VERSION', `${args[0]}_VERSION`]) if (!vars.has(name)) vars.set(name, v);
+          const [major, minor, patch] = v.split('.');
+          if (major !== undefined && !vars.has('PROJECT_VERSION_MAJOR')) vars.set('PROJECT_VERSION_MAJOR', major);
+          if (minor !== undefined && !vars.has('PROJECT_VERSION_MINOR')) vars.set('PROJECT_VERSION_MINOR', minor);
+          if (patch !== undefined && !vars.has('PROJECT_VERSION_PATCH')) vars.set('PROJECT_VERSION_PATCH', patch);
+        }
       } else if (c.name === 'rocm_check_target_ids' && c.args.length >= 3) {
         const args = evaluateArgs(c.args, vars);
         const t = args.indexOf('TARGETS');

@@ -86,6 +86,26 @@ export interface GitAccess {
   timeoutMs: number;
 }
 
+const fetching = new Map<string, Promise<void>>();
+
+async function fetchTag(dir: string, url: string, tag: string, access: GitAccess): Promise<void> {
+  const ref = `refs/tags/${tag}`;
+  const have = async () => (await git(dir, ['rev-parse', '--verify', '--quiet', `${ref}^{tree}`]).catch(() => undefined))?.code === 0;
+  if (await have()) return;
+  await mkdir(dir, { recursive: true });
+  const init = await execFile('git', ['init', '--bare', '--quiet', dir], { env: gitEnv() });
+  if (init.code !== 0) throw new TreeError(`cannot create ${dir}: ${lastLine(init.stderr)}`, 'unreachable');
+  for (let attempt = 1; ; attempt++) {
+    const f = await git(dir, ['fetch', '--quiet', '--no-tags', '--depth', '1', '--', url, `+${ref}:${ref}`], undefined, access.timeoutMs);
+    if (f.code === 0 || (await have())) return;
+    // Another process fetching into the same cache holds a lock or rewrote `shallow`.
+    if (attempt < 4 && /shallow file has changed|cannot lock ref|Unable to create .*\.lock/i.test(f.stderr)) continue;
+    const why = f.timedOut ? `no answer within ${Math.round(access.timeoutMs / 1000)} s` : lastLine(f.stderr);
+    const missing = /couldn't find remote ref|not our ref/i.test(f.stderr);
+    throw new TreeError(missing ? `no tag ${tag} in ${url}` : `cannot fetch ${tag} from ${url}: ${why}`, missing ? 'missing' : 'unreachable');
+  }
+}
+
 /**
  * The tree of a tag in the repository at `url`: read in place when the URL is
  * a local git directory (a mirror), otherwise fetched once (depth 1, only that
@@ -99,22 +119,11 @@ export async function gitTreeAt(url: string, tag: string, label: string, access:
     return GitTree.open(dir, tag, label, subdir);
   }
   const dir = path.join(access.cacheDir, 'git', `${cacheName(url)}.git`);
-  const ref = `refs/tags/${tag}`;
-  const have = await git(dir, ['rev-parse', '--verify', '--quiet', `${ref}^{tree}`]).catch(() => undefined);
-  if (have?.code !== 0) {
-    await mkdir(dir, { recursive: true });
-    const init = await execFile('git', ['init', '--bare', '--quiet', dir], { env: gitEnv() });
-    if (init.code !== 0) throw new TreeError(`cannot create ${dir}: ${lastLine(init.stderr)}`, 'unreachable');
-    const f = await git(dir, ['fetch', '--quiet', '--no-tags', '--depth', '1', '--', url, `+${ref}:${ref}`], undefined, access.timeoutMs);
-    if (f.code !== 0) {
-      // Another run may have fetched the same tag meanwhile (it holds the ref lock).
-      const again = await git(dir, ['rev-parse', '--verify', '--quiet', `${ref}^{tree}`]);
-      if (again.code !== 0) {
-        const why = f.timedOut ? `no answer within ${Math.round(access.timeoutMs / 1000)} s` : lastLine(f.stderr);
-        const missing = /couldn't find remote ref|not our ref/i.test(f.stderr);
-        throw new TreeError(missing ? `no tag ${tag} in ${url}` : `cannot fetch ${tag} from ${url}: ${why}`, missing ? 'missing' : 'unreachable');
-      }
-    }
-  }
+  // One fetch at a time into a cache repository: concurrent shallow fetches
+  // trip over each other's `shallow` file. Other processes are retried.
+  const previous = fetching.get(dir) ?? Promise.resolve();
+  const mine = previous.then(() => fetchTag(dir, url, tag, access));
+  fetching.set(dir, mine.catch(() => {}));
+  await mine;
   return GitTree.open(dir, tag, label, subdir);
 }

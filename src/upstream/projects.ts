@@ -89,6 +89,8 @@ export interface ProjectsOptions extends ProjectSourceOptions {
   against?: string;
   /** AMD's manifest of `version` as a local file instead of the ROCm/ROCm tag. */
   file?: string;
+  /** The older release's manifest as a local file; with `file` and without this, it is not read. */
+  againstFile?: string;
   /** Ask each remote whether a gone project's repository is the same as a new one's (GitHub redirects renamed repositories). */
   probe: boolean;
   /** Compare file lists: did a gone project's files reappear inside another project (a monorepo)? */
@@ -132,12 +134,16 @@ export async function compareProjects(manifest: Manifest, o: ProjectsOptions): P
   // The older XML gives checkout paths; the manifest's own list is the basis for new/gone.
   let before: ReleaseManifest | undefined;
   let againstSource = `the manifest's project list for ${against}`;
-  try {
-    const r = await readReleaseManifest(manifest, against, o);
-    before = r.release;
-  } catch (err) {
-    if (!(err instanceof TreeError || err instanceof ReleaseManifestError)) throw err;
-    problems.push(`${against}'s release manifest: ${err.message} (path changes not checked)`);
+  if (o.file && !o.againstFile) {
+    problems.push(`checkout paths not compared: give ${against}'s release manifest with --against-file`);
+  } else {
+    try {
+      const r = await readReleaseManifest(manifest, against, o, o.againstFile);
+      before = r.release;
+    } catch (err) {
+      if (!(err instanceof TreeError || err instanceof ReleaseManifestError)) throw err;
+      problems.push(`${against}'s release manifest: ${err.message} (checkout paths not compared)`);
+    }
   }
   const recorded = manifest.stack.projects?.[against];
   const oldNames = recorded ?? before?.projects.map((p) => p.name);
