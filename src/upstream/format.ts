@@ -94,13 +94,14 @@ export function formatPatchesText(r: PatchesReport, o: FormatOptions): string {
   const out: string[] = [];
   for (const c of r.components) {
     out.push(`${c.component} (${c.atom}) ${r.version}: ${c.tree}${r.against ? `, compared with ${r.against}` : ''}`);
-    // A tree that could not be read makes every line say so: once is enough.
-    const reasons = new Set(c.lines.map((l) => l.reason));
-    if (c.lines.length > 1 && c.lines.every((l) => l.status === 'unreadable') && reasons.size === 1) {
-      out.push(`  ${paint(o.color, STATUS_COLOR.unreadable, 'unreadable'.padEnd(10))} ${c.lines.length} fix-ups not replayed: ${c.lines[0]!.reason}`);
-      continue;
+    // A tree that could not be read makes every line say so: once per tree is enough.
+    const unreadable = new Map<string, number>();
+    for (const l of c.lines) if (l.status === 'unreadable') unreadable.set(l.reason, (unreadable.get(l.reason) ?? 0) + 1);
+    for (const [reason, n] of unreadable) {
+      out.push(`  ${paint(o.color, STATUS_COLOR.unreadable, 'unreadable'.padEnd(10))} ${n} fix-up${n === 1 ? '' : 's'} not replayed: ${reason}`);
     }
     for (const l of c.lines) {
+      if (l.status === 'unreadable') continue;
       const status = paint(o.color, STATUS_COLOR[l.status], l.status.padEnd(10));
       out.push(`  ${status} ${l.file}  ${l.fixup} ${l.what}: ${l.reason}${l.when ? ` (only with USE=${l.when})` : ''}`);
     }

@@ -37,6 +37,7 @@ export interface Measurement {
 
 export interface ReplayLine extends Measurement {
   status: ReplayStatus;
+  reason: string;
   /** The count in the release compared against, when it was measured. */
   previous?: number;
 }

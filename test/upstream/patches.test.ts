@@ -1,0 +1,162 @@
+import { strict as assert } from 'node:assert';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { removeDir, runCli, tempDir } from '../helpers/project.js';
+import { evaluateWord, globToRegExp } from '../../src/upstream/bash-words.js';
+import { changedLines, onlyDeletes, parseSedArgs, runSed } from '../../src/upstream/sed-command.js';
+import type { PatchesReport } from '../../src/upstream/patches.js';
+import { stackCopy, universe, type Universe } from './support.js';
+
+describe('upstream patches', function () {
+  this.timeout(180_000);
+  let u: Universe;
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+
+  before(async () => {
+    u = await universe();
+    dir = await tempDir('rocm-ebuild-patches-');
+    env = { XDG_CACHE_HOME: path.join(dir, 'cache') };
+  });
+  after(() => removeDir(dir));
+
+  describe('reading sed command lines', () => {
+    it('understands clustered and long options as GNU sed does', () => {
+      assert.deepEqual(parseSedArgs(['-i', '-e', 's/a/b/', '-e', '/x/d', 'f1', 'f2']), { scripts: ['s/a/b/', '/x/d'], files: ['f1', 'f2'], extended: false, quiet: false, nullData: false, separate: false });
+      assert.deepEqual(parseSedArgs(['-Ei', 's/(a)/\\1/', 'f'])!, { scripts: ['s/(a)/\\1/'], files: ['f'], extended: true, quiet: false, nullData: false, separate: false });
+      // -ie is "-i with backup suffix e", not "-i -e": the script is then the first operand.
+      assert.deepEqual((parseSedArgs(['-ie', 's/a/b/', 'f']) as { scripts: string[]; files: string[] }).files, ['f']);
+      assert.deepEqual((parseSedArgs(['--in-place=.bak', '--expression=s/a/b/', '--regexp-extended', '--', '-odd-name']) as { files: string[]; extended: boolean }).files, ['-odd-name']);
+      assert.deepEqual((parseSedArgs(['-ne', 's/a/b/p', '-i', 'f']) as { quiet: boolean }).quiet, true);
+      assert.equal(parseSedArgs(['-e', 's/a/b/', 'f']), undefined); // a filter, not an edit
+      assert.deepEqual(parseSedArgs(['-i', '-f', 'script.sed', 'f']), { error: 'sed -f reads its script from a file, which is not replayed' });
+    });
+
+    it('runs scripts in GNU sed sandbox mode: no command execution, no file writes', async () => {
+      const marker = path.join(dir, 'written-by-sed');
+      const exec = await runSed({ scripts: [`s/x/touch ${marker}/e`], extended: false, quiet: false, nullData: false, separate: false }, Buffer.from('x\n'));
+      assert.ok('error' in exec, 'the e flag is refused');
+      const write = await runSed({ scripts: [`w ${marker}`], extended: false, quiet: false, nullData: false, separate: false }, Buffer.from('x\n'));
+      assert.ok('error' in write);
+      assert.ok(!existsSync(marker));
+      const ok = await runSed({ scripts: ['s|/opt/rocm|/usr|g'], extended: false, quiet: false, nullData: false, separate: false }, Buffer.from('/opt/rocm /opt/rocm\nkeep\n'));
+      assert.deepEqual(ok, { output: Buffer.from('/usr /usr\nkeep\n') });
+    });
+
+    it('counts changed lines and recognises deletion-only scripts', () => {
+      assert.equal(changedLines('a\nb\nc\n', 'a\nB\nc\n'), 1);
+      assert.equal(changedLines('a\nb\nc\nb\n', 'a\nc\n'), 2);
+      assert.equal(changedLines('same', 'same'), 0);
+      assert.ok(onlyDeletes(['/^#pragma x/d', '\\|-Werror|d']));
+      assert.ok(onlyDeletes(['/a/d;/b/d', '12d', '$d']));
+      assert.ok(!onlyDeletes(['s/a/b/']));
+      assert.ok(!onlyDeletes(['/a/d', 's/x/y/']));
+    });
+  });
+
+  describe('expanding words without a shell', () => {
+    const env = new Map([
+      ['EPREFIX', ''],
+      ['PV', '6.3.3'],
+      ['S', '/S'],
+    ]);
+    it('handles quotes, escapes and known variables', () => {
+      assert.deepEqual(evaluateWord(`"s|\\"\\$ROCM_PATH|\${EPREFIX}/usr|"`, env), { ok: true, value: 's|"$ROCM_PATH|/usr|', glob: false });
+      assert.deepEqual(evaluateWord(`'\${S}/x'"\${S}"/y\\ z`, env), { ok: true, value: '${S}/x/S/y z', glob: false });
+      assert.deepEqual(evaluateWord('cmake/*.cmake', env), { ok: true, value: 'cmake/*.cmake', glob: true });
+      assert.deepEqual(evaluateWord('"$(get_libdir)"', env, { get_libdir: 'lib64' }), { ok: true, value: 'lib64', glob: false });
+    });
+    it('refuses what would run code or needs state the replay has not', () => {
+      const marker = path.join(dir, 'ran');
+      for (const [word, reason] of [
+        [`"$(touch ${marker})"`, /runs a command/],
+        [`\`touch ${marker}\``, /runs a command/],
+        ['"${UNKNOWN}"', /not known to the replay/],
+        ['"${PV:-1}"', /expansion operator/],
+        ['"$1"', /shell parameter/],
+        ['{a,b}.c', /brace expansion/],
+        ['"unterminated', /unterminated double quote/],
+      ] as const) {
+        const r = evaluateWord(word, env);
+        assert.ok(!r.ok && reason.test(r.reason), `${word}: ${JSON.stringify(r)}`);
+      }
+      assert.ok(!existsSync(marker));
+    });
+    it('matches globs per path segment', () => {
+      assert.ok(globToRegExp('cmake/*.cmake').test('cmake/a.cmake'));
+      assert.ok(!globToRegExp('cmake/*.cmake').test('cmake/sub/a.cmake'));
+      assert.ok(globToRegExp('src/[ab]?.c').test('src/bx.c'));
+    });
+  });
+
+  it('replays every fix-up on the new tree, one line each with the file and the reason (exit 6)', async () => {
+    const stack = stackCopy();
+    const r = await runCli(['upstream', 'patches', '6.3.3', 'gpulib', '--manifest', stack, '--base-url', u.baseUrl], { env });
+    assert.equal(r.code, 6, r.stderr);
+    const lines = r.stdout.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.trim().replace(/\s+/g, ' '));
+    assert.deepEqual(lines, [
+      'upstream CMakeLists.txt prepare[0] replace " -Werror": the text it removes is gone',
+      'differs src/config.h prepare[1] replace "/opt/rocm": 3 matches, 1 before',
+      'upstream cmake/paths.cmake prepare[2] replace "/opt/rocm/bin/hipcc": "hipcc" is already there',
+      'fails src/legacy.c prepare[3] replace "foo": the file is gone (sed -i would die)',
+      'fails CMakeLists.txt prepare[4] replace "DESTINATION share/doc/gpulib": no match (1 match before): the code changed',
+      'applies CMakeLists.txt prepare[5] delete_lines "^ add_subdirectory(test)": 1 line changed',
+      'upstream cmake/Warnings.cmake prepare[6] delete_lines "-Werror": the lines it deletes are gone',
+      'upstream third_party/bundled-gtest prepare[7] remove: the path is gone: drop the fix-up (rm -r would die)',
+      'applies extern/json prepare[8] remove: the path exists',
+      'applies test/CMakeLists.txt prepare[9] replace "gtest_main": 1 match (only with USE=test)',
+      'applies "${S}/gpulib.pc.in" phases.src_prepare.after, line 2 sed -e "s|@ROCM_PATH@|/usr|g": 1 line changed',
+      'applies cmake/*.cmake phases.src_prepare.after, line 3 sed -e "s|/opt/rocm/llvm/bin|/usr/lib/llvm/bin|": 1 line changed',
+      'applies "${data}/setup.sh" phases.src_prepare.after, line 4 sed -e "s|lib/llvm|lib64/llvm|": 1 line changed',
+      'skipped src/config.h phases.src_prepare.after, line 5 sed (src_prepare.after): cannot replay: $(date +%s) runs a command',
+      'upstream src/config.h phases.src_prepare.after, line 6 sed -e "/^#pragma once_legacy/d": the lines it deletes are gone',
+      'skipped "${ED}/usr/share/gpulib/env.sh" phases.src_install.after, line 1 sed -e "s|/opt/rocm|/usr|": ${ED} is not a source tree',
+    ]);
+    assert.match(r.stdout, /^6 apply, 1 apply differently, 5 already upstream, 2 fail, 2 not replayed$/m);
+  });
+
+  it('--json keeps the exit code; Markdown lists what needs attention', async () => {
+    const stack = stackCopy();
+    const j = await runCli(['upstream', 'patches', '6.3.3', 'gpulib', '--json', '--manifest', stack, '--base-url', u.template], { env });
+    assert.equal(j.code, 6);
+    const report = JSON.parse(j.stdout) as PatchesReport;
+    assert.equal(report.against, '6.2.2');
+    assert.deepEqual(report.counts, { applies: 6, differs: 1, upstream: 5, fails: 2, skipped: 2, unreadable: 0 });
+    const differs = report.components[0]!.lines.find((l) => l.status === 'differs')!;
+    assert.deepEqual([differs.count, differs.previous], [3, 1]);
+    const md = await runCli(['upstream', 'patches', '6.3.3', 'gpulib', '--format', 'markdown', '--manifest', stack, '--base-url', u.template], { env });
+    assert.match(md.stdout, /^### Fix-ups replayed on 6\.3\.3 \(compared with 6\.2\.2\)$/m);
+    assert.match(md.stdout, /^- \*\*fails\*\* `src\/legacy\.c` prepare\[3\] `replace "foo"`: the file is gone/m);
+    assert.doesNotMatch(md.stdout, /\*\*applies\*\*/);
+  });
+
+  it('on the release the data was written for, everything applies (exit 0)', async () => {
+    const stack = stackCopy();
+    // Against itself nothing can differ; 6.2.2's trees hold every text the fix-ups look for.
+    const r = await runCli(['upstream', 'patches', '6.2.2', 'gpulib', '--json', '--manifest', stack, '--base-url', u.baseUrl, '--against', '6.3.3'], { env });
+    const report = JSON.parse(r.stdout) as PatchesReport;
+    const bad = report.components[0]!.lines.filter((l) => !['applies', 'differs', 'skipped'].includes(l.status));
+    assert.deepEqual(bad.map((l) => `${l.fixup} ${l.file}: ${l.reason}`), []);
+    assert.equal(r.code, 0, r.stderr);
+  });
+
+  it('never runs phase code: a command substitution in a sed argument is reported, not executed', async () => {
+    const stack = stackCopy();
+    const marker = path.join(dir, 'pwned');
+    const file = path.join(stack, 'components', 'gpulib.yaml');
+    const text = await readFile(file, 'utf8');
+    await writeFile(file, text.replace('sed -i -e "s|/opt/rocm|$(date +%s)|" src/config.h || die', `sed -i -e "s|a|b|" "$(touch ${marker})" || die`));
+    const r = await runCli(['upstream', 'patches', '6.3.3', 'gpulib', '--manifest', stack, '--base-url', u.baseUrl], { env });
+    assert.equal(r.code, 6);
+    assert.match(r.stdout, /skipped .*cannot replay: \$\(touch .*pwned\) runs a command/);
+    assert.ok(!existsSync(marker));
+  });
+
+  it('a source that cannot be read is reported once per component (exit 5)', async () => {
+    const stack = stackCopy();
+    const r = await runCli(['upstream', 'patches', '6.3.3', '--manifest', stack, '--base-url', `file://${path.join(dir, 'nowhere')}`], { env });
+    assert.equal(r.code, 5);
+    assert.match(r.stdout, /^ {2}unreadable +\d+ fix-ups not replayed: ROCm\/gpulib: no git repository at .*nowhere\/ROCm\/gpulib$/m);
+  });
+});
