@@ -58,6 +58,9 @@ function manifestFailure(err: ManifestError, what: string): UserError {
  */
 export async function deriveRelease(o: DeriveOptions): Promise<DeriveResult> {
   const file = await resolveManifestPath(o.manifest);
+  // The text the draft is applied to, read before anything else: if the file
+  // changes from here on (another derive, an editor), nothing is written.
+  const original = await readFile(file, 'utf8').catch(() => undefined);
   let manifest: Manifest;
   try {
     manifest = await loadManifest(file);
@@ -110,9 +113,9 @@ export async function deriveRelease(o: DeriveOptions): Promise<DeriveResult> {
   const diff = await diffReleases(manifest, { from: o.from, to: o.version, components: manifest.components, provider: o.provider, jobs: o.jobs, progress: o.progress });
   const patches = await replayPatches(manifest, { version: o.version, against: o.from, components: manifest.components, provider: o.provider, jobs: o.jobs, progress: o.progress });
 
-  const original = await readFile(file, 'utf8');
   let text: string;
   try {
+    if (original === undefined) throw new DraftError('cannot read it');
     text = applyDraft(original, draft);
   } catch (err) {
     if (err instanceof DraftError) throw new UserError(`${file}: ${err.message}`, ExitCode.invalidInput);

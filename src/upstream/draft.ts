@@ -86,6 +86,7 @@ export function applyDraft(text: string, d: DraftRelease): string {
   };
 
   const releases = block('releases')!;
+  if ((releases as { has(key: unknown): boolean }).has(d.version)) throw new DraftError(`release ${d.version} is already there`);
   const r = afterLast(text, releases.items as Pair[]);
   edits.push({
     at: r.at,

@@ -1,0 +1,77 @@
+import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { parseDocument } from 'yaml';
+import { shippedManifest } from '../helpers/project.js';
+import { applyDraft, DraftError, type DraftRelease } from '../../src/upstream/draft.js';
+
+const draft: DraftRelease = {
+  version: '6.3.3',
+  from: '6.2.2',
+  llvmSlot: 18,
+  pythonCompat: 'python3_{10..12}',
+  projects: ['ROCR-Runtime', 'hipBLAS-common', 'rocm-cmake'],
+  newProjects: ['hipBLAS-common', 'on'],
+};
+
+/** The lines of `after` with the lines of `before` removed in order: what an insert-only edit added. */
+function inserted(before: string, after: string): string[] {
+  const a = before.split('\n');
+  let i = 0;
+  const added: string[] = [];
+  for (const l of after.split('\n')) {
+    if (i < a.length && l === a[i]) i++;
+    else added.push(l);
+  }
+  assert.equal(i, a.length, 'every original line is kept, in order');
+  return added;
+}
+
+describe('draft release in stack.yaml', () => {
+  it('adds the release, its project list and the new exclusions to the shipped stack.yaml, keeping every other byte', () => {
+    const text = readFileSync(shippedManifest, 'utf8');
+    const out = applyDraft(text, draft);
+    assert.deepEqual(inserted(text, out), [
+      '  "6.3.3": { llvm_slot: 18, python_compat: "python3_{10..12}" }  # draft derived from 6.2.2: not verified; llvm_slot and python_compat carried over, check them',
+      '  "6.3.3":',
+      '    [ROCR-Runtime, hipBLAS-common, rocm-cmake]',
+      '  - project: hipBLAS-common',
+      '    releases: { from: "6.3.3" }',
+      '    reason: new in 6.3.3, not packaged yet',
+      '  - project: "on"',
+      '    releases: { from: "6.3.3" }',
+      '    reason: new in 6.3.3, not packaged yet',
+    ]);
+    // The release lands right after the last release, the list after the last list.
+    const lines = out.split('\n');
+    assert.match(lines[lines.findIndex((l) => l.startsWith('  "6.3.3": {')) - 1]!, /^ {2}"6\.2\.4": \{/);
+    const doc = parseDocument(out, { version: '1.2' }).toJS() as { releases: Record<string, unknown>; excluded: { project: string }[] };
+    assert.deepEqual(doc.releases['6.3.3'], { llvm_slot: 18, python_compat: 'python3_{10..12}' });
+    assert.deepEqual(doc.excluded.slice(-2).map((e) => e.project), ['hipBLAS-common', 'on']); // "on" stays a string
+  });
+
+  it('wraps long project lists as the shipped file does', () => {
+    const text = readFileSync(shippedManifest, 'utf8');
+    const many = Array.from({ length: 30 }, (_, i) => `project-number-${i}`);
+    const out = applyDraft(text, { ...draft, projects: many, newProjects: [] });
+    const list = inserted(text, out).slice(2);
+    assert.ok(list.length > 1 && list.every((l) => l.length <= 100), list.join('\n'));
+    assert.match(list[0]!, /^ {4}\[project-number-0, /);
+    assert.match(list.at(-1)!, /^ {5}.*project-number-29\]$/);
+  });
+
+  it('creates `excluded:` when the stack has none, and leaves out lists a stack does not keep', () => {
+    const text = '# a stack\nname: S\nreleases:\n  "6.2.2": { llvm_slot: 18, python_compat: "python3_12" } # the one\n\ncomponents: [c/*.yaml]\n';
+    const out = applyDraft(text, { ...draft, newProjects: ['x'] });
+    assert.equal(
+      out,
+      '# a stack\nname: S\nreleases:\n  "6.2.2": { llvm_slot: 18, python_compat: "python3_12" } # the one\n' +
+        '  "6.3.3": { llvm_slot: 18, python_compat: "python3_{10..12}" }  # draft derived from 6.2.2: not verified; llvm_slot and python_compat carried over, check them\n' +
+        '\ncomponents: [c/*.yaml]\nexcluded:\n  - project: x\n    releases: { from: "6.3.3" }\n    reason: new in 6.3.3, not packaged yet\n',
+    );
+  });
+
+  it('refuses layouts it cannot extend faithfully, rather than rewriting the file', () => {
+    assert.throws(() => applyDraft('releases: { "6.2.2": { llvm_slot: 18, python_compat: x } }\n', draft), (e: unknown) => e instanceof DraftError && /not a block collection/.test(e.message));
+    assert.throws(() => applyDraft('releases: [\n', draft), DraftError);
+  });
+});
