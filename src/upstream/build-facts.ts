@@ -129,6 +129,7 @@ export async function collectBuildFacts(tree: SourceTree): Promise<BuildFacts> {
       } else if (c.name === 'project' && c.args.length >= 1) {
         // project(name VERSION x) defines PROJECT_VERSION and <name>_VERSION, which SOVERSIONs often use.
         const args = evaluateArgs(c.args, vars);
+        if (args[0] && !vars.has('PROJECT_NAME')) vars.set('PROJECT_NAME', args[0]);
         const v = args[args.indexOf('VERSION') + 1];
         if (args.includes('VERSION') && v) {
           for (const name of ['PROJECT_VERSION', `${args[0]}_VERSION`]) if (!vars.has(name)) vars.set(name, v);
