@@ -70,6 +70,15 @@ describe('draft release in stack.yaml', () => {
     );
   });
 
+  it('quotes hostile project names so they read back as the same strings', () => {
+    const text = readFileSync(shippedManifest, 'utf8');
+    const names = ['evil: "x" # not a comment', '- dash', '*alias', "it's", 'new\\line', '6.3'];
+    const out = applyDraft(text, { ...draft, projects: names, newProjects: names });
+    const doc = parseDocument(out, { version: '1.2' }).toJS() as { projects: Record<string, string[]>; excluded: { project: string }[] };
+    assert.deepEqual(doc.projects['6.3.3'], names);
+    assert.deepEqual(doc.excluded.slice(-names.length).map((e) => e.project), names);
+  });
+
   it('refuses layouts it cannot extend faithfully, rather than rewriting the file', () => {
     assert.throws(() => applyDraft('releases: { "6.2.2": { llvm_slot: 18, python_compat: x } }\n', draft), (e: unknown) => e instanceof DraftError && /not a block collection/.test(e.message));
     assert.throws(() => applyDraft('releases: [\n', draft), DraftError);
