@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { UserError } from '../util/errors.js';
@@ -16,16 +17,30 @@ import {
 } from '../distfiles/index.js';
 import { eclassPath, loadTargetTable, renderAmdgpuTargetsDesc } from '../eclass/index.js';
 import { addSummary, commitMessage, dropSummary } from '../git/messages.js';
-import { gitIdentity, OverlayRepo } from '../git/repo.js';
+import { gitIdentity, gitSignatures, OverlayRepo, type Identity, type Person } from '../git/repo.js';
 import { CommitBuilder, type CommitSpec } from '../git/transaction.js';
+import { OverlayLock } from '../git/lock.js';
+import { recoverInterrupted } from '../git/worktree.js';
 import { lintComponents } from '../lint/component.js';
 import { failing, formatText } from '../lint/index.js';
 import { resolveComponent, type StackModel } from '../model/resolve.js';
 import { withoutRevision } from '../model/version.js';
 import { addChanges, dropChanges } from '../overlay/changes.js';
-import { scanOverlay, type OverlayState } from '../overlay/scan.js';
+import { checkOverlayPath, unwritableDirs } from '../overlay/paths.js';
+import { isScanned, scannedPathspecs, scanOverlay, type OverlayState } from '../overlay/scan.js';
+import {
+  formatMaintainer,
+  MAINTAINER_FORMAT,
+  maintainersFor,
+  parseMaintainer,
+  renderSettings,
+  settingsMaintainer,
+  SETTINGS_FILE,
+  type Maintainer,
+  type MaintainerSetting,
+} from '../overlay/settings.js';
 import { makePlan, type Plan, type PlanEntry, type ScaffoldStep } from '../plan/plan.js';
-import { currentYear, renderEbuild, renderLayoutConf, renderMetadata } from '../render/index.js';
+import { currentYear, renderEbuild, renderLayoutConf, renderMetadata, stackMaintainers } from '../render/index.js';
 
 export interface BumpOptions {
   version: string;
@@ -37,6 +52,8 @@ export interface BumpOptions {
   dryRun: boolean;
   /** false with --no-commit: leave the changes in the worktree. */
   commit: boolean;
+  /** --maintainer: "gentoo" or "Name <email>", saved in the overlay's settings when it has none. */
+  maintainer?: string;
   jobs?: number;
   timeoutMs?: number;
   retries?: number;
@@ -62,6 +79,8 @@ export interface BumpResult {
   branch?: string;
   head?: string;
   scaffold: ScaffoldStep[];
+  /** Who new packages' metadata.xml names, and where that came from. */
+  maintainer: { maintainers: Maintainer[]; source: string };
   packages: PlannedPackage[];
   commits: { subject: string; files: string[] }[];
   distfiles: { name: string; status: string; size?: number }[];
@@ -91,6 +110,118 @@ function checkLayout(state: OverlayState): void {
   }
 }
 
+/** The maintainer decision: the overlay's setting, else (once, when it is created) --maintainer or the git identity. */
+interface MaintainerChoice {
+  maintainers: Maintainer[];
+  source: string;
+  /** A setting to save in the overlay (it has none yet). */
+  save?: MaintainerSetting;
+}
+
+function chooseMaintainer(
+  state: OverlayState,
+  requested: MaintainerSetting | undefined,
+  creating: boolean,
+  identity: Person | undefined,
+  model: StackModel,
+  dryRun: boolean,
+): MaintainerChoice {
+  const saved = `${dryRun ? 'to be ' : ''}saved in ${SETTINGS_FILE}`;
+  const stack = stackMaintainers(model) as Maintainer[];
+  const configured = state.settings !== undefined ? settingsMaintainer(state.settings) : undefined;
+  if (configured) {
+    if (requested && formatMaintainer(requested) !== formatMaintainer(configured)) {
+      throw new UserError(
+        `${SETTINGS_FILE} sets the maintainer to ${formatMaintainer(configured)}; edit that file to change it (--maintainer only sets it where none is set)`,
+        ExitCode.invalidInput,
+      );
+    }
+    return { maintainers: maintainersFor(configured, stack), source: `from ${SETTINGS_FILE}` };
+  }
+  if (requested) {
+    return {
+      maintainers: maintainersFor(requested, stack),
+      source: `from --maintainer${requested.kind === 'gentoo' ? ' gentoo' : ''}, ${saved}`,
+      save: requested,
+    };
+  }
+  if (creating && identity) {
+    const mine = parseMaintainer(`${identity.name} <${identity.email}>`);
+    if (!mine) {
+      throw new UserError(
+        `your git identity "${identity.name} <${identity.email}>" cannot name the maintainer in metadata.xml; give --maintainer: it ${MAINTAINER_FORMAT}`,
+        ExitCode.invalidInput,
+      );
+    }
+    return { maintainers: maintainersFor(mine, stack), source: `your git identity, ${saved}`, save: mine };
+  }
+  return { maintainers: stack, source: "the stack manifest's default: this overlay sets none; set it with --maintainer" };
+}
+
+/** Refuse ignored files where bump reads: the plan would trust files the branch does not have. */
+async function refuseIgnoredInputs(repo: OverlayRepo, atoms: string[]): Promise<void> {
+  const wanted = new Set(atoms);
+  const ignored = (await repo.ignoredPresent(scannedPathspecs(atoms))).filter((f) => isScanned(f.path, wanted));
+  if (ignored.length === 0) return;
+  throw new UserError(
+    `the overlay holds files that git ignores where bump reads and writes; the branch does not have them, so a bump would plan from files it cannot commit:\n` +
+      ignored.map((f) => `  ${f.path} is ignored (${f.rule})`).join('\n') +
+      '\nhint: commit them (git add -f), or move them out of the overlay, then run the bump again',
+    ExitCode.overlayRefused,
+    { ignored },
+  );
+}
+
+/**
+ * Holds the overlay for one run: the lock, taken before the overlay is read
+ * and kept until the branch has moved, and Ctrl-C / SIGTERM handling. A run
+ * interrupted before it lands leaves the overlay unchanged; once the branch
+ * is moving (milliseconds) it finishes, and exits afterwards.
+ */
+class Session {
+  landing = false;
+  interrupted?: NodeJS.Signals;
+  builder?: CommitBuilder;
+  private readonly onSignal = (signal: NodeJS.Signals) => {
+    this.interrupted = signal;
+    if (this.landing) return;
+    this.builder?.abortSync();
+    this.lock.releaseSync();
+    process.stderr.write(`\nrocm-ebuild: interrupted by ${signal}; the overlay is unchanged\n`);
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+
+  private constructor(
+    readonly lock: OverlayLock,
+    readonly gitDir: string,
+  ) {
+    process.on('SIGINT', this.onSignal);
+    process.on('SIGTERM', this.onSignal);
+  }
+
+  /** Take the lock, then finish or undo what an interrupted run left: private refs, index, worktree. */
+  static async open(repo: OverlayRepo, warn: (m: string) => void): Promise<Session> {
+    const lock = await OverlayLock.take(await repo.commonDir(), warn);
+    const session = new Session(lock, await repo.gitDir());
+    try {
+      for (const m of await recoverInterrupted(repo, session.gitDir)) warn(m);
+      session.builder = new CommitBuilder(repo, session.gitDir);
+      await session.builder.clearStaleRefs();
+    } catch (err) {
+      await session.close();
+      throw err;
+    }
+    return session;
+  }
+
+  async close(): Promise<void> {
+    await this.builder?.end();
+    await this.lock.release();
+    process.off('SIGINT', this.onSignal);
+    process.off('SIGTERM', this.onSignal);
+  }
+}
+
 /**
  * Move an overlay to a ROCm release: plan, render and lint, make sure every
  * distfile is at hand and hashed, then build one commit per package off the
@@ -98,23 +229,71 @@ function checkLayout(state: OverlayState): void {
  * step leaves the overlay exactly as it was.
  */
 export async function runBump(o: BumpOptions): Promise<BumpResult> {
+  // Everything that needs no work first: paths, flags, the manifest.
+  const dir = path.resolve(o.overlay);
+  const where = await checkOverlayPath(dir, { create: !o.dryRun });
+  const requested = o.maintainer !== undefined ? parseMaintainer(o.maintainer) : undefined;
+  if (o.maintainer !== undefined && !requested) throw new UserError(`--maintainer ${MAINTAINER_FORMAT}`, ExitCode.invalidInput);
   const manifest = await loadManifestOrFail(o.manifest);
   const model = await stackFor(manifest, o.version);
   if (!model.release.verified) {
     o.warn(`release ${o.version} is not marked verified in ${manifest.file}: the component data was checked against another 6.2 release; review the ebuilds`);
   }
-  const dir = path.resolve(o.overlay);
-  const state = await scanOverlay(dir, model.components.map((c) => c.atom));
   const repo = new OverlayRepo(dir);
-  const isRepo = state.exists && (await repo.isRepository());
-  if (state.exists && !isRepo && (await readdir(dir)).length > 0) {
+  const isRepo = where === 'exists' && (await repo.isRepository());
+  if (where === 'exists' && !isRepo && (await readdir(dir)).length > 0) {
     throw new UserError(
-      `${dir} is not the top directory of a git repository; rocm-ebuild commits to overlays it can roll back`,
+      `${dir} is not the top directory of a git repository; rocm-ebuild commits to overlays it can roll back\n` +
+        'hint: run `git init` there (and commit what it holds), or give a new or empty directory',
       ExitCode.overlayRefused,
-      { hint: 'run `git init` there (and commit what it holds), or give a new or empty directory' },
     );
   }
-  if (isRepo && !o.dryRun) await repo.requireClean();
+  const atoms = model.components.map((c) => c.atom);
+
+  // Then the overlay's git state, read-only, and the lock before the overlay is read.
+  let identity: Identity | undefined;
+  let session: Session | undefined;
+  if (!o.dryRun) {
+    if (isRepo) await repo.branch(); // a detached HEAD is refused before anything is written
+    identity = await gitIdentity(isRepo ? dir : await existingParent(dir));
+    if (isRepo) session = await Session.open(repo, o.warn);
+  }
+  try {
+    if (session) {
+      await repo.requireUnlockedIndex(session.gitDir);
+      await repo.requireClean();
+      await refuseIgnoredInputs(repo, atoms);
+    }
+    return await bumpLocked(o, { dir, repo, isRepo, model, atoms, requested, identity, session });
+  } finally {
+    await session?.close();
+  }
+}
+
+async function existingParent(dir: string): Promise<string> {
+  let cur = dir;
+  while (!existsSync(cur)) cur = path.dirname(cur);
+  return cur;
+}
+
+interface Context {
+  dir: string;
+  repo: OverlayRepo;
+  isRepo: boolean;
+  model: StackModel;
+  atoms: string[];
+  requested: MaintainerSetting | undefined;
+  identity: Identity | undefined;
+  session: Session | undefined;
+}
+
+async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
+  const { dir, repo, isRepo, model } = ctx;
+  let session = ctx.session;
+  // The plan is made from this commit (the worktree is clean, so it holds the same files);
+  // the branch moves only if it still points here.
+  const planned = isRepo ? await repo.head() : undefined;
+  const state = await scanOverlay(dir, ctx.atoms);
   checkLayout(state);
   if (state.eclass !== undefined && state.eclass !== (await readFile(eclassPath, 'utf8'))) {
     o.warn(
@@ -123,30 +302,35 @@ export async function runBump(o: BumpOptions): Promise<BumpResult> {
     );
   }
   const plan = makePlan(model, state, { dropOld: o.dropOld });
+  const creating = plan.scaffold.some((s) => s.what === 'repository' && s.action === 'add');
+  const identity = ctx.identity ?? (await gitIdentity(isRepo ? dir : await existingParent(dir)).catch(() => undefined));
+  const maintainer = chooseMaintainer(state, ctx.requested, creating, identity, model, o.dryRun);
   const result: BumpResult = {
     version: o.version,
     overlay: dir,
     dryRun: o.dryRun,
     committed: false,
     scaffold: plan.scaffold,
+    maintainer: { maintainers: maintainer.maintainers, source: maintainer.source },
     packages: plannedPackages(plan),
     commits: [],
     distfiles: [],
   };
   if (o.dryRun) return result;
-
-  const identity = await gitIdentity(isRepo ? dir : process.cwd());
-  const branch = isRepo ? await repo.branch() : 'refs/heads/main';
-  result.branch = branch.replace(/^refs\/heads\//, '');
+  if (isRepo) result.branch = (await repo.branch()).replace(/^refs\/heads\//, '');
   const adds = plan.entries.filter((e) => e.action === 'add');
   const drops = plan.entries.filter((e) => e.action === 'drop');
-  if (adds.length === 0 && drops.length === 0 && plan.scaffold.every((s) => s.action === 'keep')) return result;
+  const saveSettings = maintainer.save !== undefined && !creating;
+  if (adds.length === 0 && drops.length === 0 && !creating && !saveSettings && plan.scaffold.every((s) => s.action === 'keep')) return result;
 
   // Render and check every new ebuild before anything is fetched or written.
   const year = currentYear();
   const rendered = new Map<string, { ebuild: string; metadata: string }>();
   for (const e of adds) {
-    rendered.set(e.atom, { ebuild: renderEbuild(e.component, model, { year }), metadata: renderMetadata(e.component, model) });
+    rendered.set(e.atom, {
+      ebuild: renderEbuild(e.component, model, { year }),
+      metadata: renderMetadata(e.component, model, { maintainers: maintainer.maintainers }),
+    });
   }
   const lints = await lintComponents(
     adds.map((e) => e.component),
@@ -164,62 +348,116 @@ export async function runBump(o: BumpOptions): Promise<BumpResult> {
     throw new UserError(`generated ebuilds fail QA checks; nothing was written:\n${lintProblems.join('\n')}`, ExitCode.qaFailed);
   }
 
+  // Every directory the bump will write to must be writable, before anything is fetched.
+  if (isRepo) await checkWritable(dir, plannedPaths(plan, saveSettings));
+
   const fetched = await ensureAllDistfiles(adds, state, o);
   result.distfiles = fetched.results.map((r) => ({ name: r.name, status: r.status, ...(r.entry ? { size: r.entry.size } : {}) }));
 
-  const addCommits = adds.map((e) => packageAddCommit(e, state, rendered.get(e.atom)!, fetched.entries, identity));
-  // Drops come after the adds: they start from the Manifests the adds wrote.
-  const afterAdds = withChanges(state, addCommits);
-  const commits = [
-    ...(await scaffoldCommits(plan, model, identity, year)),
-    ...addCommits,
-    ...(await packageDropCommits(drops, afterAdds, model, identity)),
-  ];
-  result.commits = commits.map((c) => ({ subject: c.message.split('\n')[0]!, files: c.changes.map((x) => x.path) }));
-
-  if (!state.exists || !isRepo) {
+  if (!isRepo) {
+    // A new overlay: created only now that everything that can fail has passed.
     await mkdir(dir, { recursive: true });
-    await repo.init();
+    if (!(await repo.isRepository())) await repo.init();
+    session = await Session.open(repo, o.warn);
+    result.branch = (await repo.branch()).replace(/^refs\/heads\//, '');
   }
-  const head = await repo.head();
-  const builder = new CommitBuilder(repo);
-  await builder.begin();
-  // Interrupted while building, stop without touching the branch; once the
-  // branch is moving (milliseconds), let it finish and exit afterwards.
-  let landing = false;
-  let interrupted: NodeJS.Signals | undefined;
-  const onSignal = (signal: NodeJS.Signals) => {
-    interrupted = signal;
-    if (landing) return;
-    builder.abortSync();
-    process.stderr.write(`\nrocm-ebuild: interrupted by ${signal}; the overlay is unchanged\n`);
-    process.exit(signal === 'SIGINT' ? 130 : 143);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
   try {
-    const tip = await builder.build(head, commits, identity, {
+    // Commits carry the identity git gives in the overlay itself (its config may set one).
+    const signer = isRepo ? ctx.identity! : await gitIdentity(dir);
+    const addCommits = adds.map((e) => packageAddCommit(e, state, rendered.get(e.atom)!, fetched.entries, signer));
+    // Drops come after the adds: they start from the Manifests the adds wrote.
+    const afterAdds = withChanges(state, addCommits);
+    const commits = [
+      ...(await scaffoldCommits(plan, model, signer, year, creating ? maintainer.save : undefined)),
+      ...(saveSettings ? [settingsCommit(maintainer.save!, signer)] : []),
+      ...addCommits,
+      ...(await packageDropCommits(drops, afterAdds, model, signer)),
+    ];
+    result.commits = commits.map((c) => ({ subject: c.message.split('\n')[0]!, files: c.changes.map((x) => x.path) }));
+    await noteIgnored(repo, commits, o);
+
+    const builder = session!.builder!;
+    const tip = await builder.build(planned, commits, await gitSignatures(dir), {
       onCommit: (done, total) => o.progress.step(done, total, result.commits[done - 1]!.subject),
     });
     o.progress.done();
-    landing = true;
+    session!.landing = true;
+    const branchRef = `refs/heads/${result.branch}`;
     if (o.commit) {
-      await builder.land(isRepo ? branch : (await repo.branch()), head, tip);
+      await builder.land(branchRef, planned, tip);
       result.committed = true;
       result.head = tip;
     } else {
-      await builder.applyToWorktree(head, tip);
+      await builder.applyToWorktree(branchRef, planned, tip);
     }
   } finally {
-    await builder.end();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    if (!isRepo) await session?.close();
   }
-  if (interrupted) {
-    process.stderr.write(`rocm-ebuild: interrupted by ${interrupted} after the bump landed\n`);
-    process.exit(interrupted === 'SIGINT' ? 130 : 143);
+  if (session!.interrupted) {
+    const signal = session!.interrupted;
+    await session!.close();
+    process.stderr.write(`rocm-ebuild: interrupted by ${signal} after the bump landed\n`);
+    process.exit(signal === 'SIGINT' ? 130 : 143);
   }
   return result;
+}
+
+/** The files a plan will write or delete, relative to the overlay. */
+function plannedPaths(plan: Plan, saveSettings: boolean): string[] {
+  const files: string[] = [];
+  for (const step of plan.scaffold) {
+    if (step.action !== 'add') continue;
+    if (step.what === 'repository') files.push('profiles/repo_name', 'metadata/layout.conf', SETTINGS_FILE);
+    if (step.what === 'targets-desc') files.push('profiles/desc/amdgpu_targets.desc');
+    if (step.what === 'eclass') files.push('eclass/rocm.eclass');
+  }
+  if (saveSettings) files.push(SETTINGS_FILE);
+  for (const e of plan.entries) {
+    if (e.action === 'keep') continue;
+    const versions = e.action === 'drop' ? (e.versions ?? []) : [e.version];
+    files.push(`${e.atom}/Manifest`, `${e.atom}/metadata.xml`, ...versions.map((v) => `${e.atom}/${e.component.pn}-${v}.ebuild`));
+  }
+  return files;
+}
+
+/** Every directory the bump writes to must be writable, or nothing is done (exit 4). */
+async function checkWritable(dir: string, files: string[]): Promise<void> {
+  const bad = await unwritableDirs(dir, [...new Set(files)]);
+  if (bad.length === 0) return;
+  throw new UserError(
+    `cannot write to these directories of the overlay ${dir}; nothing was changed:\n${bad.map((b) => `  ${b.dir}: ${b.why}`).join('\n')}\n` +
+      'hint: make them writable (or remount the overlay read-write), then run the bump again',
+    ExitCode.overlayRefused,
+  );
+}
+
+/**
+ * Files bump writes are committed whatever the ignore rules say (fast-import
+ * does not read them); say so, since a later `git add` of such a file would
+ * need -f, and with --no-commit `git add -A` would leave them out.
+ */
+async function noteIgnored(repo: OverlayRepo, commits: CommitSpec[], o: BumpOptions): Promise<void> {
+  const written = [...new Set(commits.flatMap((c) => c.changes.filter((x) => x.content !== null).map((x) => x.path)))];
+  const ignored = await repo.ignoreRules(written);
+  if (ignored.length === 0) return;
+  const n = ignored.length;
+  const first = `${ignored[0]!.path}, by ${ignored[0]!.rule}`;
+  o.warn(
+    o.commit
+      ? `${n} committed file${n === 1 ? '' : 's'} match the overlay's ignore rules (e.g. ${first}); they are tracked now`
+      : `${n} file${n === 1 ? '' : 's'} written match the overlay's ignore rules (e.g. ${first}): \`git add\` skips them, \`git add -f\` does not`,
+  );
+}
+
+function settingsCommit(setting: MaintainerSetting, identity: Person): CommitSpec {
+  return {
+    message: commitMessage(
+      `metadata: add ${path.basename(SETTINGS_FILE)}`,
+      identity,
+      `rocm-ebuild's settings of this overlay. New packages' metadata.xml name ${setting.kind === 'gentoo' ? "the stack manifest's maintainers (for ::gentoo)" : formatMaintainer(setting)} as maintainer.`,
+    ),
+    changes: [{ path: SETTINGS_FILE, content: renderSettings(setting) }],
+  };
 }
 
 /** The overlay state as it will be after `commits`, for what the scan records (Manifests, versions). */
@@ -291,8 +529,9 @@ async function ensureAllDistfiles(
 async function scaffoldCommits(
   plan: Plan,
   model: StackModel,
-  identity: { name: string; email: string },
+  identity: Person,
   year: number,
+  settings: MaintainerSetting | undefined,
 ): Promise<CommitSpec[]> {
   const commits: CommitSpec[] = [];
   const repoName = model.manifest.stack.repo_name;
@@ -308,6 +547,7 @@ async function scaffoldCommits(
         changes: [
           { path: 'profiles/repo_name', content: `${repoName}\n` },
           { path: 'metadata/layout.conf', content: renderLayoutConf(repoName, false) },
+          ...(settings ? [{ path: SETTINGS_FILE, content: renderSettings(settings) }] : []),
         ],
       });
     }
@@ -337,7 +577,7 @@ function packageAddCommit(
   state: OverlayState,
   rendered: { ebuild: string; metadata: string },
   entries: Map<string, ManifestEntry>,
-  identity: { name: string; email: string },
+  identity: Person,
 ): CommitSpec {
   const own = e.component.distfiles.map((d) => entries.get(d.name)!);
   return {
@@ -351,7 +591,7 @@ async function packageDropCommits(
   drops: PlanEntry[],
   state: OverlayState,
   model: StackModel,
-  identity: { name: string; email: string },
+  identity: Person,
 ): Promise<CommitSpec[]> {
   const commits: CommitSpec[] = [];
   for (const e of drops) {

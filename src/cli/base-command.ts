@@ -25,7 +25,10 @@ export abstract class BaseCommand extends Command {
     // oclif's own parse errors (unknown flag, missing argument) are usage errors.
     if (err.oclif?.exit === 2 || err.name === 'CLIError' || /Unexpected argument|Missing required|Nonexistent flag/.test(err.message)) {
       if (err.oclif?.exit !== undefined && err.oclif.exit !== 2) return super.catch(err);
-      process.stderr.write(`rocm-ebuild: ${err.message}\n`);
+      // oclif adds a note on flags taking several values to every missing-argument error; ours take one
+      // value per occurrence (multipleNonGreedy), so arguments may come anywhere and the note is wrong.
+      const message = err.message.replace(/\n\nNote: .* allows? multiple values\..*\nAlternatively, you can use "--" .*/, '');
+      process.stderr.write(`rocm-ebuild: ${message}\n`);
       this.exit(ExitCode.invalidInput);
     }
     return super.catch(err);

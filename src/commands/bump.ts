@@ -1,9 +1,11 @@
 import { Args, Flags } from '@oclif/core';
+import path from 'node:path';
 import { BaseCommand } from '../cli/base-command.js';
 import { createProgress } from '../cli/progress.js';
 import { manifestFlag } from '../cli/stack.js';
 import { defaultManifestPath } from '../paths.js';
 import { runBump, type BumpResult } from '../bump/run.js';
+import { checkOverlayPath } from '../overlay/paths.js';
 import { createProgress as createDistfileProgress, mirrorsFromEnv } from '../distfiles/index.js';
 import { useColor } from '../cli/progress.js';
 import { baseUrlFlag, GITHUB, timeoutMs, treeProvider } from '../cli/upstream-flags.js';
@@ -12,23 +14,30 @@ import { upstreamCacheDir } from '../upstream/sources.js';
 
 export default class Bump extends BaseCommand {
   static override summary = 'Move an overlay to a ROCm release: ebuilds, Manifests, one commit per package';
-  static override description = `Generates every package of the release from the stack manifest and commits them to
-the overlay in build order, one commit per package ("cat/pkg: add 6.2.2", or "new package, add 6.2.2"),
-each signed off with your git identity. A missing overlay is created as a git repository with
-profiles/repo_name, metadata/layout.conf (thin Manifests, BLAKE2B SHA512), profiles/desc/amdgpu_targets.desc
-and eclass/rocm.eclass, each in its own first commit. Packages already at the release are kept untouched, so
-re-running changes nothing. Distfiles are downloaded into the distdir (see --offline) and hashed into thin
-Manifests.
-
-The commits are built off the branch and the branch moves once, at the end: interrupted at any point, even
-by SIGKILL, the overlay's branch is either as before or fully bumped. A dirty worktree is refused.
-
-Exit codes: 0 done (or nothing to do), 2 invalid manifest, unknown release or bad flags, 3 distfiles missing
-with --offline (nothing written), 4 overlay refused (dirty worktree, not a git repository, no git identity,
-detached HEAD, incompatible layout.conf), 5 a download or verification failed (nothing written; what was
-fetched stays in the distdir), 6 a generated ebuild failed the QA checks (nothing written). With
---derive-from: 2 also when the draft does not validate (the draft stays in the manifest to be fixed; no ebuild
-is generated), 5 when AMD's release manifest cannot be fetched.`;
+  static override description = [
+    'Generates every package of the release from the stack manifest and commits them to the overlay in build order, ' +
+      'one commit per package ("cat/pkg: add 6.2.2", or "new package, add 6.2.2"), each signed off with your git identity ' +
+      '(git config, or GIT_AUTHOR_* / GIT_COMMITTER_* in the environment) and dated now, in your time zone. ' +
+      'Packages already at the release are kept untouched, so re-running changes nothing. Distfiles are downloaded into ' +
+      'the distdir (see --offline) and hashed into thin Manifests.',
+    'A missing overlay is created as a git repository, on the branch git makes (init.defaultBranch), with ' +
+      'profiles/repo_name, metadata/layout.conf (thin Manifests, BLAKE2B SHA512) and metadata/rocm-ebuild.conf, then ' +
+      'profiles/desc/amdgpu_targets.desc and eclass/rocm.eclass, each in its own first commit. metadata/rocm-ebuild.conf ' +
+      "names the maintainer of new packages' metadata.xml, set once: --maintainer, else your git identity; " +
+      '"--maintainer gentoo" names the Gentoo Science Project, for work bound for ::gentoo. Bump says which it used.',
+    'One run at a time: a lock in .git is taken before the overlay is read (a dead run\'s lock is taken over, with a ' +
+      'message). The commits are built off the branch, and the branch moves once, at the end, only if it still points where ' +
+      'the plan was made: interrupted at any point, even by SIGKILL, the branch is either as before or fully bumped, and the ' +
+      'next run finishes or undoes what the interrupted one left in the worktree. Files bump writes are committed even where ' +
+      'ignore rules match them. A refused overlay is left as it was.',
+    'Exit codes: 0 done (or nothing to do); 2 invalid manifest, unknown release, bad flags, --overlay not a directory; ' +
+      '3 distfiles missing with --offline (nothing written); 4 overlay refused: dirty worktree, not a git repository, no git ' +
+      'identity, detached HEAD, incompatible layout.conf, another run holds the lock, index.lock present, ignored files where ' +
+      'bump writes, read-only overlay or directory; 5 a download or verification failed (nothing written; what was fetched ' +
+      'stays in the distdir); 6 a generated ebuild failed the QA checks (nothing written). With --derive-from: 2 also ' +
+      'when the draft does not validate (the draft stays in the manifest to be fixed; no ebuild is generated), 5 when ' +
+      "AMD's release manifest cannot be fetched.",
+  ].join('\n\n');
 
   static override examples = [
     {
@@ -45,6 +54,10 @@ is generated), 5 when AMD's release manifest cannot be fetched.`;
       description: 'A release the manifest lacks: draft it from 6.2.2, read the reports, bump if the draft validates',
       command: '<%= config.bin %> <%= command.id %> 6.3.3 --derive-from 6.2.2 --overlay ~/rocm-overlay',
     },
+    {
+      description: 'Create an overlay bound for ::gentoo: new packages name the Gentoo Science Project as maintainer',
+      command: '<%= config.bin %> <%= command.id %> 6.2.2 --overlay ~/gentoo-rocm --maintainer gentoo',
+    },
   ];
 
   static override args = {
@@ -56,7 +69,16 @@ is generated), 5 when AMD's release manifest cannot be fetched.`;
     manifest: manifestFlag,
     distdir: Flags.string({ description: 'where distfiles are found and downloaded to (default: $DISTDIR, else ~/.cache/rocm-ebuild/distfiles)', helpValue: 'DIR' }),
     offline: Flags.boolean({ description: 'do not download: use only what the distdir holds (exit 3 listing what is missing)' }),
-    mirror: Flags.string({ description: 'a flat mirror tried before upstream as URL/<file> (repeatable; GENTOO_MIRRORS is honoured too)', multiple: true, helpValue: 'URL' }),
+    mirror: Flags.string({
+      description: 'a flat mirror tried before upstream as URL/<file> (repeat the flag for more; GENTOO_MIRRORS is honoured too)',
+      multiple: true,
+      multipleNonGreedy: true,
+      helpValue: 'URL',
+    }),
+    maintainer: Flags.string({
+      description: "who new packages' metadata.xml name, saved in the overlay once (when it is created, or has no setting): \"Name <email>\", or \"gentoo\" for the Gentoo Science Project (::gentoo-bound work); default: your git identity",
+      helpValue: 'WHO',
+    }),
     timeout: Flags.integer({ description: 'seconds without progress before a download attempt is abandoned and retried (default 30)', min: 1, helpValue: 'SECONDS' }),
     retries: Flags.integer({ description: 'extra attempts of a URL after a transient failure: 5xx, reset, timeout (default 3)', min: 0, max: 20 }),
     jobs: Flags.integer({ char: 'j', description: 'downloads at once', min: 1, max: 64 }),
@@ -74,6 +96,8 @@ is generated), 5 when AMD's release manifest cannot be fetched.`;
   async run(): Promise<BumpResult | unknown> {
     const { args, flags } = await this.parse(Bump);
     const json = this.jsonEnabled();
+    // A wrong --overlay is one line before any work, drafting a release included.
+    await checkOverlayPath(path.resolve(flags.overlay), { create: !flags['dry-run'] });
     if (flags['derive-from']) {
       const derived = await deriveForBump({
         manifest: flags.manifest ?? defaultManifestPath,
@@ -101,6 +125,7 @@ is generated), 5 when AMD's release manifest cannot be fetched.`;
       dropOld: flags['drop-old'],
       dryRun: flags['dry-run'],
       commit: !flags['no-commit'],
+      ...(flags.maintainer !== undefined ? { maintainer: flags.maintainer } : {}),
       ...(flags.jobs ? { jobs: flags.jobs } : {}),
       ...(flags.timeout !== undefined ? { timeoutMs: flags.timeout * 1000 } : {}),
       ...(flags.retries !== undefined ? { retries: flags.retries } : {}),
@@ -115,6 +140,9 @@ is generated), 5 when AMD's release manifest cannot be fetched.`;
 
   private report(r: BumpResult): void {
     const count = (a: string) => r.packages.filter((p) => p.action === a).length;
+    const who = r.maintainer.maintainers.map((m) => `${m.name ? `${m.name} ` : ''}<${m.email}>`).join(', ');
+    const types = [...new Set(r.maintainer.maintainers.map((m) => m.type))].join('/');
+    if (count('add') > 0) this.log(`metadata.xml maintainer: ${who} (${types}, ${r.maintainer.source})`);
     if (r.dryRun) {
       this.log(`ROCm ${r.version} → ${r.overlay} (dry run: nothing written)`);
       for (const s of r.scaffold) if (s.action === 'add') this.log(`  add   ${s.what === 'repository' ? 'repository scaffolding' : s.what === 'eclass' ? 'eclass/rocm.eclass' : 'profiles/desc/amdgpu_targets.desc'}`);

@@ -1,4 +1,4 @@
-import type { Identity } from './repo.js';
+import type { Person } from './repo.js';
 
 /** pkgcheck's limit on the summary after the "cat/pkg: " prefix. */
 export const SUMMARY_MAX = 69;
@@ -7,7 +7,7 @@ export const SUMMARY_MAX = 69;
  * A commit message as Gentoo's tools expect: summary, blank line, optional
  * body wrapped at 80 columns, blank line, the GLEP 76 sign-off.
  */
-export function commitMessage(summary: string, identity: Identity, body?: string): string {
+export function commitMessage(summary: string, identity: Person, body?: string): string {
   const parts = [summary];
   if (body) parts.push('', wrap(body, 80));
   parts.push('', `Signed-off-by: ${identity.name} <${identity.email}>`);

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { open, readFile, rm } from 'node:fs/promises';
-import path from 'node:path';
+import { once } from 'node:events';
 import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
-import type { Identity, OverlayRepo } from './repo.js';
+import type { OverlayRepo } from './repo.js';
+import { gitEnvironment } from './run.js';
+import { clearJournal, settleWorktree, writeJournal } from './worktree.js';
 
 export interface FileChange {
   /** Path relative to the repository root, with forward slashes. */
@@ -18,63 +18,69 @@ export interface CommitSpec {
   changes: FileChange[];
 }
 
+/** Author and committer lines as git writes them: "Name <email> <epoch> <zone>". */
+export interface Signatures {
+  author: string;
+  committer: string;
+}
+
 const STAGING_PREFIX = 'refs/rocm-ebuild/';
 
 /**
  * Builds a series of commits without touching the user's branch, index or
  * worktree: `git fast-import` writes the objects and a private ref, and only
- * `land()` moves the branch, with a compare-and-swap on its old value. Killed
- * at any point before that, the branch is exactly as it was; what fast-import
- * wrote is unreferenced and git's gc drops it.
+ * `land()` moves the branch, with a compare-and-swap against the commit the
+ * plan was made from. Killed at any point before that, the branch is exactly
+ * as it was; what fast-import wrote is unreferenced and git's gc drops it.
+ * The caller holds the overlay lock (OverlayLock) throughout.
  */
 export class CommitBuilder {
   private readonly stagingRef: string;
-  private lockFile?: string;
   private child?: ReturnType<typeof spawn>;
+  private started = false;
 
-  constructor(private readonly repo: OverlayRepo) {
+  constructor(
+    private readonly repo: OverlayRepo,
+    /** This worktree's git directory, where the landing journal lives. */
+    private readonly gitDir: string,
+  ) {
     this.stagingRef = `${STAGING_PREFIX}bump-${process.pid}`;
   }
 
-  /** Take the overlay lock and clear what killed runs left behind. */
-  async begin(): Promise<void> {
-    const gitDir = path.resolve(this.repo.dir, (await this.repo.raw(['rev-parse', '--git-dir'])).trim());
-    this.lockFile = path.join(gitDir, 'rocm-ebuild.lock');
-    await takeLock(this.lockFile);
+  /** Delete the private refs of runs that were killed (under the lock, no other run is building). */
+  async clearStaleRefs(): Promise<void> {
     const stale = (await this.repo.raw(['for-each-ref', '--format=%(refname)', STAGING_PREFIX])).split('\n').filter(Boolean);
     for (const ref of stale) await this.repo.raw(['update-ref', '-d', ref]);
   }
 
   /**
    * Stop building at once (Ctrl-C, SIGTERM): fast-import dies before it is
-   * told `done`, so it writes no ref, and the lock is released. Synchronous,
-   * so a signal handler can call it right before exiting.
+   * told `done`, so it writes no ref. Synchronous, for a signal handler.
    */
   abortSync(): void {
     this.child?.kill('SIGKILL');
-    if (this.lockFile) rmSync(this.lockFile, { force: true });
-    this.lockFile = undefined;
   }
 
+  /** Drop this run's private ref (only if it built one: even a no-op update-ref creates directories in .git). */
   async end(): Promise<void> {
-    await this.repo.raw(['update-ref', '-d', this.stagingRef]).catch(() => undefined);
-    if (this.lockFile) await rm(this.lockFile, { force: true });
-    this.lockFile = undefined;
+    if (this.started) await this.repo.raw(['update-ref', '-d', this.stagingRef]).catch(() => undefined);
   }
 
   /**
    * Create `commits` on top of `parent` (undefined for a new repository) and
-   * return the new tip. `onCommit` fires as git confirms each one.
+   * return the new tip. `onCommit` fires as git confirms each one. A commit
+   * that would change nothing is a bug in the plan: refused, never landed.
    */
   async build(
     parent: string | undefined,
     commits: CommitSpec[],
-    identity: Identity,
-    options: { date?: Date; onCommit?: (done: number, total: number) => void } = {},
+    signatures: Signatures,
+    options: { onCommit?: (done: number, total: number) => void } = {},
   ): Promise<string> {
-    const when = Math.floor((options.date ?? commitDate()).getTime() / 1000);
+    this.started = true;
     const child = spawn('git', ['fast-import', '--quiet', '--done'], {
       cwd: this.repo.dir,
+      env: gitEnvironment(),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.child = child;
@@ -95,106 +101,139 @@ export class CommitBuilder {
       child.on('error', reject);
       child.on('close', (code) => resolve(code ?? 1));
     });
-    const write = (chunk: string | Buffer) =>
-      new Promise<void>((resolve, reject) => {
-        if (child.stdin.write(chunk)) resolve();
-        else child.stdin.once('drain', resolve);
-        child.stdin.once('error', reject);
-      });
-    const data = async (payload: string | Buffer) => {
-      const buf = typeof payload === 'string' ? Buffer.from(payload) : payload;
-      await write(`data ${buf.length}\n`);
-      await write(buf);
-      await write('\n');
-    };
-    const who = `${identity.name} <${identity.email}> ${when} +0000`;
-    await write('feature done\n');
-    for (const [i, c] of commits.entries()) {
-      await write(`commit ${this.stagingRef}\nmark :${i + 1}\nauthor ${who}\ncommitter ${who}\n`);
-      await data(c.message);
-      if (i === 0 && parent) await write(`from ${parent}\n`);
-      for (const change of c.changes) {
-        if (change.content === null) await write(`D ${quotePath(change.path)}\n`);
-        else {
-          await write(`M 100644 inline ${quotePath(change.path)}\n`);
-          await data(change.content);
-        }
+    // One listener for the whole stream (a listener per write piles up: MaxListenersExceededWarning).
+    let failure: Error | undefined;
+    child.stdin.on('error', (err) => (failure ??= err));
+    const write = async (chunks: (string | Buffer)[]) => {
+      if (failure) throw failure;
+      if (!child.stdin.write(Buffer.concat(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c))))) {
+        await once(child.stdin, 'drain');
       }
-      await write(`progress commit ${i + 1}\n`);
+    };
+    const data = (payload: string | Buffer): Buffer[] => {
+      const buf = typeof payload === 'string' ? Buffer.from(payload) : payload;
+      return [Buffer.from(`data ${buf.length}\n`), buf, Buffer.from('\n')];
+    };
+    try {
+      await write(['feature done\n']);
+      for (const [i, c] of commits.entries()) {
+        const chunks: (string | Buffer)[] = [
+          `commit ${this.stagingRef}\nmark :${i + 1}\nauthor ${signatures.author}\ncommitter ${signatures.committer}\n`,
+          ...data(c.message),
+        ];
+        if (i === 0 && parent) chunks.push(`from ${parent}\n`);
+        for (const change of c.changes) {
+          if (change.content === null) chunks.push(`D ${quotePath(change.path)}\n`);
+          else chunks.push(`M 100644 inline ${quotePath(change.path)}\n`, ...data(change.content));
+        }
+        chunks.push(`progress commit ${i + 1}\n`);
+        await write(chunks);
+      }
+      await write(['done\n']);
+      child.stdin.end();
+    } catch (err) {
+      child.kill('SIGKILL');
+      await exited.catch(() => undefined);
+      throw new Error(`git fast-import stopped reading: ${stderr.trim() || String(err)}`);
     }
-    await write('done\n');
-    child.stdin.end();
     const code = await exited;
     if (code !== 0) throw new Error(`git fast-import failed (${code}): ${stderr.trim()}`);
-    return (await this.repo.raw(['rev-parse', '--verify', `${this.stagingRef}^{commit}`])).trim();
+    const tip = (await this.repo.raw(['rev-parse', '--verify', `${this.stagingRef}^{commit}`])).trim();
+    await this.refuseEmptyCommits(parent, tip);
+    return tip;
+  }
+
+  /** Every new commit must change its parent's tree. */
+  private async refuseEmptyCommits(parent: string | undefined, tip: string): Promise<void> {
+    const range = parent ? [tip, `^${parent}`] : [tip];
+    const lines = (await this.repo.raw(['log', '--format=%T %P%x09%s', ...range])).trim().split('\n').filter(Boolean);
+    const trees = new Map<string, string>();
+    const parents: string[] = [];
+    for (const line of lines) {
+      const [ids] = line.split('\t');
+      const [, first] = ids!.split(' ');
+      if (first) parents.push(first);
+    }
+    if (parents.length > 0) {
+      const out = await this.repo.raw(['rev-parse', ...parents.map((p) => `${p}^{tree}`)]);
+      out.trim().split('\n').forEach((t, i) => trees.set(parents[i]!, t));
+    }
+    for (const line of lines) {
+      const [ids, subject] = line.split('\t');
+      const [tree, first] = ids!.split(' ');
+      if (first && trees.get(first) === tree) {
+        throw new Error(`refusing to create a commit that changes nothing ("${subject}"): the plan does not match the overlay`);
+      }
+    }
   }
 
   /**
-   * Move `branchRef` from `oldTip` to `newTip` and bring the worktree along.
-   * The worktree is updated first by a two-tree merge (it is clean, so this
-   * cannot lose work), then the branch moves in one compare-and-swap.
+   * Move `branchRef` from `oldTip` (undefined: the branch must not exist yet)
+   * to `newTip`, then bring the index and worktree along. The move is one
+   * compare-and-swap: if anything else moved the branch since the plan was
+   * made, nothing at all is touched, so another change's index and worktree
+   * stay as they are. A journal in the git directory records the move until
+   * the worktree is updated, so a run killed in between is completed by the
+   * next (`recoverInterrupted`).
    */
   async land(branchRef: string, oldTip: string | undefined, newTip: string): Promise<void> {
-    await this.repo.raw(oldTip ? ['read-tree', '-m', '-u', oldTip, newTip] : ['read-tree', '-m', '-u', newTip]);
+    await writeJournal(this.gitDir, { pid: process.pid, mode: 'commit', branch: branchRef, old: oldTip ?? null, new: newTip });
     try {
       await this.repo.raw(['update-ref', '-m', 'rocm-ebuild: bump', branchRef, newTip, oldTip ?? '']);
     } catch (err) {
-      // Someone moved the branch meanwhile: put the worktree back and say so.
-      await this.repo.raw(oldTip ? ['read-tree', '-m', '-u', newTip, oldTip] : ['rm', '-r', '-q', '--cached', '.']).catch(() => undefined);
-      throw new UserError(`${branchRef} moved while the bump ran; nothing was changed. Run it again.`, ExitCode.overlayRefused, {
-        cause: String(err),
-      });
+      await clearJournal(this.gitDir);
+      throw new UserError(
+        `${branchRef.replace(/^refs\/heads\//, '')} moved while the bump ran; nothing was changed. Run it again.`,
+        ExitCode.overlayRefused,
+        { cause: String(err) },
+      );
     }
+    try {
+      // A two-tree merge: the worktree was clean at oldTip, so this cannot lose work.
+      await refreshIndex(this.repo);
+      await this.repo.raw(oldTip ? ['read-tree', '-m', '-u', oldTip, newTip] : ['read-tree', '-m', '-u', newTip]);
+    } catch (err) {
+      // The worktree could not be written (a directory turned read-only, a full disk): put everything back.
+      await this.repo.raw(oldTip ? ['update-ref', branchRef, oldTip, newTip] : ['update-ref', '-d', branchRef, newTip]);
+      await settleWorktree(this.repo, this.gitDir, { old: oldTip ?? null, new: newTip }, 'old');
+      await clearJournal(this.gitDir);
+      throw new UserError(`the worktree could not be updated, so the bump was undone; nothing was changed:\n${gitMessage(err)}`, ExitCode.overlayRefused);
+    }
+    await clearJournal(this.gitDir);
   }
 
-  /** Leave the changes of `newTip` in the worktree, uncommitted (--no-commit). */
-  async applyToWorktree(oldTip: string | undefined, newTip: string): Promise<void> {
-    await this.repo.raw(oldTip ? ['read-tree', '-m', '-u', oldTip, newTip] : ['read-tree', '-m', '-u', newTip]);
-    // Unstage: the index goes back to HEAD, the files stay.
-    if (oldTip) await this.repo.raw(['read-tree', oldTip]);
-    else await this.repo.raw(['read-tree', '--empty']);
+  /** Leave the changes of `newTip` in the worktree, uncommitted (--no-commit); the branch and index stay at `oldTip`. */
+  async applyToWorktree(branchRef: string, oldTip: string | undefined, newTip: string): Promise<void> {
+    await writeJournal(this.gitDir, { pid: process.pid, mode: 'worktree', branch: branchRef, old: oldTip ?? null, new: newTip });
+    try {
+      await refreshIndex(this.repo);
+      await this.repo.raw(oldTip ? ['read-tree', '-m', '-u', oldTip, newTip] : ['read-tree', '-m', '-u', newTip]);
+      // Unstage: the index goes back to HEAD (keeping the stat data of unchanged files), the files stay.
+      await this.repo.raw(oldTip ? ['read-tree', '-m', oldTip] : ['read-tree', '--empty']);
+    } catch (err) {
+      await settleWorktree(this.repo, this.gitDir, { old: oldTip ?? null, new: newTip }, 'old');
+      await clearJournal(this.gitDir);
+      throw new UserError(`the worktree could not be updated; nothing was changed:\n${gitMessage(err)}`, ExitCode.overlayRefused);
+    }
+    await clearJournal(this.gitDir);
   }
+}
+
+/**
+ * read-tree trusts the index's stat data: files whose stat changed while their
+ * content did not (a copied or restored overlay; the clean check never writes
+ * the index) would read as modified. Refresh it first.
+ */
+async function refreshIndex(repo: OverlayRepo): Promise<void> {
+  await repo.raw(['update-index', '-q', '--refresh']);
+}
+
+function gitMessage(err: unknown): string {
+  const text = (err as { stderr?: string }).stderr?.trim() || String(err);
+  return text.replace(/^/gm, '  ');
 }
 
 /** Paths in fast-import commands: quote when they contain spaces or quotes. */
 function quotePath(p: string): string {
   return /[\s"\\]/.test(p) ? JSON.stringify(p) : p;
-}
-
-function commitDate(): Date {
-  const epoch = process.env.SOURCE_DATE_EPOCH;
-  return epoch && /^\d+$/.test(epoch) ? new Date(Number(epoch) * 1000) : new Date();
-}
-
-/** An exclusive lock file holding our pid; a lock whose process is gone is taken over. */
-async function takeLock(file: string): Promise<void> {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const handle = await open(file, 'wx');
-      await handle.writeFile(`${process.pid}\n`);
-      await handle.close();
-      return;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const pid = Number((await readFile(file, 'utf8').catch(() => '')).trim());
-      if (pid > 0 && pid !== process.pid && isAlive(pid)) {
-        throw new UserError(
-          `another rocm-ebuild (pid ${pid}) is working on this overlay`,
-          ExitCode.overlayRefused,
-          { hint: `wait for it to finish, or remove ${file} if it is gone` },
-        );
-      }
-      await rm(file, { force: true });
-    }
-  }
-  throw new UserError(`cannot take the overlay lock ${file}`, ExitCode.overlayRefused);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

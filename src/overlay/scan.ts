@@ -22,6 +22,8 @@ export interface OverlayState {
   layout?: Map<string, string>;
   eclass?: string;
   targetsDesc?: string;
+  /** metadata/rocm-ebuild.conf, the overlay's rocm-ebuild settings (overlay/settings.ts). */
+  settings?: string;
   packages: Map<string, PackageState>;
 }
 
@@ -44,6 +46,23 @@ export function parseLayoutConf(text: string): Map<string, string> {
   return out;
 }
 
+/** The files outside package directories that scanOverlay reads. */
+const SCANNED_FILES = ['profiles/repo_name', 'metadata/layout.conf', 'metadata/rocm-ebuild.conf', 'eclass/rocm.eclass', 'profiles/desc/amdgpu_targets.desc'];
+
+/** git pathspecs covering everything scanOverlay may read for `atoms`. */
+export function scannedPathspecs(atoms: readonly string[]): string[] {
+  return [...SCANNED_FILES, ...atoms];
+}
+
+/** Whether scanOverlay reads `file` (relative, forward slashes) for one of `atoms`: what it holds decides the plan. */
+export function isScanned(file: string, atoms: ReadonlySet<string>): boolean {
+  if (SCANNED_FILES.includes(file)) return true;
+  const [category, pn, name, ...rest] = file.split('/');
+  if (!category || !pn || !name || !atoms.has(`${category}/${pn}`)) return false;
+  if (name === 'files') return rest.length > 0;
+  return rest.length === 0 && (name === 'Manifest' || name === 'metadata.xml' || name.endsWith('.ebuild'));
+}
+
 /** Read what the overlay holds for the given packages (others are not looked at). */
 export async function scanOverlay(dir: string, atoms: readonly string[]): Promise<OverlayState> {
   let exists = true;
@@ -59,6 +78,7 @@ export async function scanOverlay(dir: string, atoms: readonly string[]): Promis
   if (layout !== undefined) state.layout = parseLayoutConf(layout);
   state.eclass = await readOptional(path.join(dir, 'eclass', 'rocm.eclass'));
   state.targetsDesc = await readOptional(path.join(dir, 'profiles', 'desc', 'amdgpu_targets.desc'));
+  state.settings = await readOptional(path.join(dir, 'metadata', 'rocm-ebuild.conf'));
   for (const atom of atoms) {
     const pkgDir = path.join(dir, atom);
     const pn = atom.split('/')[1]!;

@@ -31,10 +31,20 @@ export interface MetadataContext {
 
 const DEFAULT_MAINTAINERS = [{ type: 'project', email: 'sci@gentoo.org', name: 'Gentoo Science Project' }];
 
-export function metadataContext(c: ResolvedComponent, model: StackModel): MetadataContext {
+/** The stack manifest's maintainers: the choice for work bound for ::gentoo. */
+export function stackMaintainers(model: StackModel): MetadataContext['maintainers'] {
+  return model.manifest.stack.defaults?.maintainers ?? DEFAULT_MAINTAINERS;
+}
+
+export interface MetadataOptions {
+  /** The overlay's maintainers (its settings); default: the stack manifest's. */
+  maintainers?: MetadataContext['maintainers'];
+}
+
+export function metadataContext(c: ResolvedComponent, model: StackModel, options: MetadataOptions = {}): MetadataContext {
   const repos = [...new Set(c.spec.sources.map((s) => s.github).filter((g): g is string => Boolean(g)))];
   return {
-    maintainers: model.manifest.stack.defaults?.maintainers ?? DEFAULT_MAINTAINERS,
+    maintainers: options.maintainers ?? stackMaintainers(model),
     useFlags: Object.entries(c.spec.use ?? {})
       .filter((e): e is [string, { description: string }] => e[1].description !== undefined && !isUseExpand(e[0]))
       .map(([name, f]) => ({ name, description: f.description }))
@@ -44,8 +54,8 @@ export function metadataContext(c: ResolvedComponent, model: StackModel): Metada
   };
 }
 
-export function renderMetadata(c: ResolvedComponent, model: StackModel): string {
-  return templateEnv().render('metadata.xml.njk', metadataContext(c, model));
+export function renderMetadata(c: ResolvedComponent, model: StackModel, options: MetadataOptions = {}): string {
+  return templateEnv().render('metadata.xml.njk', metadataContext(c, model, options));
 }
 
 export function renderLayoutConf(repoName: string, signCommits: boolean): string {

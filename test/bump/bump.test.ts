@@ -3,11 +3,10 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { copyOverlay, fullStackFixture, IDENTITY } from '../helpers/bumped-overlay.js';
 import { bin, git, gitEnv, gitHome, removeDir, root, runCli, tempDir } from '../helpers/project.js';
-import { synthesizeDistfiles, type PlanJson } from '../helpers/stack-distfiles.js';
+import type { PlanJson } from '../helpers/stack-distfiles.js';
 
-
-const IDENTITY = { name: 'Ada Tester', email: 'ada@example.org' };
 const SIGN_OFF = `Signed-off-by: ${IDENTITY.name} <${IDENTITY.email}>`;
 
 /** Independent digests from coreutils, to check the engine's Manifest lines. */
@@ -23,25 +22,24 @@ describe('rocm-ebuild bump (the full 6.2 stack into real git repositories)', fun
   let work: string;
   let home: string;
   let distdir: string;
-  const plans = new Map<string, PlanJson>();
+  let plans: Map<string, PlanJson>;
 
   const bump = (args: string[], options: { home?: string } = {}) =>
     runCli(['bump', ...args, '--distdir', distdir, '--offline'], { home: options.home ?? home, cwd: work });
   const log = (dir: string, format = '%s') => git(dir, ['log', '--reverse', `--format=${format}%x00`], home).then((o) => o.split('\0\n').map((s) => s.replace(/\0$/, '')).filter(Boolean));
 
   before(async () => {
+    // The shipped stack's plans, synthetic distfiles named as they ask, and 6.2.2 bumped into a new overlay.
+    const shared = await fullStackFixture();
     work = await tempDir('rocm-ebuild-bump-');
-    home = await gitHome(IDENTITY);
-    distdir = path.join(work, 'distfiles');
-    await mkdir(distdir);
-    // Synthetic distfiles for every release the tests bump to, named as the plan asks.
-    for (const version of ['6.2.0', '6.2.2', '6.2.4']) plans.set(version, await synthesizeDistfiles(version, distdir, home));
-    assert.ok(!existsSync(path.join(work, 'no-such-overlay')), '--dry-run created the overlay');
+    home = shared.home;
+    distdir = shared.distdir;
+    plans = shared.plans;
+    assert.ok(!existsSync(path.join(shared.work, 'no-such-overlay')), '--dry-run created the overlay');
   });
 
   after(async () => {
     await removeDir(work);
-    await removeDir(home);
   });
 
   describe('--dry-run --json', () => {
@@ -66,13 +64,15 @@ describe('rocm-ebuild bump (the full 6.2 stack into real git repositories)', fun
   });
 
   describe('a new overlay', () => {
+    /** The shared fixture's: only read. */
     let overlay: string;
+    /** A copy for the tests that run bump again or change something. */
+    let mutable: string;
     let subjects: string[];
 
     before(async () => {
-      overlay = path.join(work, 'overlay');
-      const r = await bump(['6.2.2', '--overlay', overlay]);
-      assert.equal(r.code, 0, r.stderr);
+      overlay = (await fullStackFixture()).overlay;
+      mutable = copyOverlay(overlay, path.join(work, 'overlay'));
       subjects = await log(overlay);
     });
 
@@ -149,68 +149,69 @@ describe('rocm-ebuild bump (the full 6.2 stack into real git repositories)', fun
     });
 
     it('changes nothing and makes no commit when run again', async () => {
-      const before = (await git(overlay, ['rev-parse', 'HEAD'], home)).trim();
-      const r = await bump(['6.2.2', '--overlay', overlay]);
+      const before = (await git(mutable, ['rev-parse', 'HEAD'], home)).trim();
+      const r = await bump(['6.2.2', '--overlay', mutable]);
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /already holds ROCm 6\.2\.2: nothing to do/);
-      assert.equal((await git(overlay, ['rev-parse', 'HEAD'], home)).trim(), before);
+      assert.equal((await git(mutable, ['rev-parse', 'HEAD'], home)).trim(), before);
     });
 
     it('keeps an overlay eclass that differs, and says so', async () => {
-      const file = path.join(overlay, 'eclass/rocm.eclass');
+      const file = path.join(mutable, 'eclass/rocm.eclass');
       const original = await readFile(file, 'utf8');
       await writeFile(file, `${original}# a local change\n`);
-      await git(overlay, ['commit', '-qam', 'rocm.eclass: local change'], home);
+      await git(mutable, ['commit', '-qam', 'rocm.eclass: local change'], home);
       try {
-        const r = await bump(['6.2.2', '--overlay', overlay]);
+        const r = await bump(['6.2.2', '--overlay', mutable]);
         assert.equal(r.code, 0, r.stderr);
         assert.match(r.stderr.replace(/\s*›\s*/g, ' '), /eclass\/rocm\.eclass differs from the rocm\.eclass these ebuilds are generated for; it is left as it is/);
         assert.equal(await readFile(file, 'utf8'), `${original}# a local change\n`);
       } finally {
-        await git(overlay, ['reset', '-q', '--hard', 'HEAD~1'], home);
+        await git(mutable, ['reset', '-q', '--hard', 'HEAD~1'], home);
       }
     });
 
     it('refuses a dirty worktree, naming what is dirty, and leaves it as it was', async () => {
-      const before = (await git(overlay, ['rev-parse', 'HEAD'], home)).trim();
-      await writeFile(path.join(overlay, 'notes.txt'), 'work in progress\n');
-      await writeFile(path.join(overlay, 'profiles/repo_name'), 'renamed\n');
+      const before = (await git(mutable, ['rev-parse', 'HEAD'], home)).trim();
+      await writeFile(path.join(mutable, 'notes.txt'), 'work in progress\n');
+      await writeFile(path.join(mutable, 'profiles/repo_name'), 'renamed\n');
       try {
-        const r = await bump(['6.2.4', '--overlay', overlay]);
+        const r = await bump(['6.2.4', '--overlay', mutable]);
         assert.equal(r.code, 4);
         // git's porcelain XY status: " M" modified in the worktree, "??" untracked.
         assert.match(r.stderr, /has uncommitted changes; refusing to touch it:\n {3}M profiles\/repo_name\n {2}\?\? notes\.txt\n/);
-        assert.equal((await git(overlay, ['rev-parse', 'HEAD'], home)).trim(), before);
-        assert.equal(await readFile(path.join(overlay, 'notes.txt'), 'utf8'), 'work in progress\n');
-        assert.equal(await readFile(path.join(overlay, 'profiles/repo_name'), 'utf8'), 'renamed\n');
+        assert.equal((await git(mutable, ['rev-parse', 'HEAD'], home)).trim(), before);
+        assert.equal(await readFile(path.join(mutable, 'notes.txt'), 'utf8'), 'work in progress\n');
+        assert.equal(await readFile(path.join(mutable, 'profiles/repo_name'), 'utf8'), 'renamed\n');
       } finally {
-        await git(overlay, ['checkout', '--', 'profiles/repo_name'], home);
-        await rm(path.join(overlay, 'notes.txt'));
+        await git(mutable, ['checkout', '--', 'profiles/repo_name'], home);
+        await rm(path.join(mutable, 'notes.txt'));
       }
     });
 
     it('lists exactly the missing distfiles, exits 3 and writes nothing', async () => {
-      const before = (await git(overlay, ['rev-parse', 'HEAD'], home)).trim();
+      const before = (await git(mutable, ['rev-parse', 'HEAD'], home)).trim();
       const missing = plans.get('6.2.4')!.packages.find((p) => p.atom === 'sci-libs/rocBLAS')!.distfiles[0]!.name;
       const aside = path.join(work, missing);
       await writeFile(aside, await readFile(path.join(distdir, missing)));
       await rm(path.join(distdir, missing));
       try {
-        const r = await bump(['6.2.4', '--overlay', overlay]);
+        const r = await bump(['6.2.4', '--overlay', mutable]);
         assert.equal(r.code, 3, r.stderr);
         assert.match(r.stderr, new RegExp(`1 distfile missing; nothing was written to the overlay:\\n {2}${missing.replace(/\./g, '\\.')} \\(missing; needed by sci-libs/rocBLAS/rocBLAS-6\\.2\\.4\\.ebuild\\)`));
         assert.match(r.stderr, /Put the files into .* or run without --offline to download them/);
-        assert.equal((await git(overlay, ['rev-parse', 'HEAD'], home)).trim(), before);
-        assert.equal((await git(overlay, ['status', '--porcelain'], home)).trim(), '');
+        assert.equal((await git(mutable, ['rev-parse', 'HEAD'], home)).trim(), before);
+        assert.equal((await git(mutable, ['status', '--porcelain'], home)).trim(), '');
       } finally {
         await writeFile(path.join(distdir, missing), await readFile(aside));
       }
     });
 
     it('leaves the branch untouched when killed in the middle of a bump', async () => {
-      const before = (await git(overlay, ['rev-parse', 'HEAD'], home)).trim();
+      const before = (await git(mutable, ['rev-parse', 'HEAD'], home)).trim();
+      const stderrs: string[] = [];
       for (const signal of ['SIGKILL', 'SIGTERM', 'SIGINT'] as const) {
-        const child = spawn(process.execPath, [bin, 'bump', '6.2.4', '--overlay', overlay, '--distdir', distdir, '--offline'], {
+        const child = spawn(process.execPath, [bin, 'bump', '6.2.4', '--overlay', mutable, '--distdir', distdir, '--offline'], {
           env: { ...process.env, NO_COLOR: '1', ...gitEnv(home) },
         });
         let sawCommits = false;
@@ -224,21 +225,28 @@ describe('rocm-ebuild bump (the full 6.2 stack into real git repositories)', fun
               child.kill(signal);
             }
           });
-          child.on('close', (c) => resolve(c));
+          child.on('close', (c) => {
+            stderrs.push(err);
+            resolve(c);
+          });
         });
         assert.ok(sawCommits, `${signal}: the bump never reported commit progress`);
         assert.notEqual(code, 0, `${signal}: the bump finished before the signal`);
-        assert.equal((await git(overlay, ['rev-parse', 'HEAD'], home)).trim(), before, `${signal} moved the branch`);
-        assert.equal((await git(overlay, ['status', '--porcelain', '--untracked-files=all'], home)).trim(), '', `${signal} left the worktree dirty`);
-        assert.equal((await git(overlay, ['for-each-ref', 'refs/heads'], home)).trim().split('\n').length, 1);
+        assert.equal((await git(mutable, ['rev-parse', 'HEAD'], home)).trim(), before, `${signal} moved the branch`);
+        assert.equal((await git(mutable, ['status', '--porcelain', '--untracked-files=all'], home)).trim(), '', `${signal} left the worktree dirty`);
+        assert.equal((await git(mutable, ['for-each-ref', 'refs/heads'], home)).trim().split('\n').length, 1);
       }
+      // The SIGKILLed run could not release its lock: the next one took it over, saying so.
+      assert.match(stderrs[1]!.replace(/\s*›\s*/g, ' '), /taking over the lock of rocm-ebuild pid \d+, which is no longer running/);
+      assert.doesNotMatch(stderrs[2]!, /taking over/, 'SIGTERM left its lock behind');
       // A later run is not blocked by what the killed ones left.
-      const r = await bump(['6.2.4', '--overlay', overlay]);
+      const r = await bump(['6.2.4', '--overlay', mutable]);
       assert.equal(r.code, 0, r.stderr);
-      const subjects = await log(overlay);
+      assert.doesNotMatch(r.stderr, /taking over/, 'SIGINT left its lock behind');
+      const subjects = await log(mutable);
       assert.equal(subjects.at(-1), `${plans.get('6.2.4')!.packages.at(-1)!.atom}: add 6.2.4`);
       assert.ok(subjects.includes('sci-libs/rocBLAS: add 6.2.4'));
-      assert.equal((await git(overlay, ['for-each-ref', 'refs/rocm-ebuild'], home)).trim(), '');
+      assert.equal((await git(mutable, ['for-each-ref', 'refs/rocm-ebuild'], home)).trim(), '');
     });
   });
 

@@ -1,0 +1,104 @@
+import { constants } from 'node:fs';
+import { access, lstat, readlink, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { notWritable } from '../git/lock.js';
+import { UserError } from '../util/errors.js';
+import { ExitCode } from '../util/exit-codes.js';
+
+/** The nearest of `p` and its parents that exists. */
+async function nearestExisting(p: string): Promise<string> {
+  for (let cur = p; ; cur = path.dirname(cur)) {
+    try {
+      await stat(cur);
+      return cur;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code !== 'ENOENT' && code !== 'ENOTDIR') || path.dirname(cur) === cur) throw err;
+    }
+  }
+}
+
+/**
+ * Check `--overlay` before any work: an existing directory, or a path that
+ * can be created as one (its nearest existing parent is a directory we may
+ * write to, when `create`). One line, exit 2 for a path that cannot be an
+ * overlay, exit 4 for one we may not create.
+ */
+export async function checkOverlayPath(dir: string, options: { create: boolean }): Promise<'exists' | 'missing'> {
+  const at = await nearestExisting(dir);
+  if (!(await stat(at)).isDirectory()) {
+    throw new UserError(`--overlay ${dir}: ${at} is not a directory`, ExitCode.invalidInput);
+  }
+  if (at === dir) return 'exists';
+  if (options.create) {
+    try {
+      await access(at, constants.W_OK);
+    } catch (err) {
+      const why = notWritable(err);
+      if (!why) throw err;
+      throw new UserError(`cannot create the overlay ${dir}: ${at} is not writable (${why})`, ExitCode.overlayRefused);
+    }
+  }
+  return 'missing';
+}
+
+function inside(root: string, p: string): boolean {
+  const rel = path.relative(root, p);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/**
+ * The real path a write to `rel` inside the overlay would reach, refusing
+ * (exit 4, naming the link) when a symlink on the way, or the file itself,
+ * leads outside the overlay. Parts that do not exist yet are created inside.
+ */
+export async function realPathInside(root: string, rel: string): Promise<string> {
+  const realRoot = await realpath(root);
+  const parts = rel.split('/').filter(Boolean);
+  let cur = realRoot;
+  for (const [i, part] of parts.entries()) {
+    const p = path.join(cur, part);
+    let st;
+    try {
+      st = await lstat(p);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return path.join(p, ...parts.slice(i + 1));
+      throw err;
+    }
+    if (st.isSymbolicLink()) {
+      // A dangling link still says where a write would go.
+      const target = await realpath(p).catch(async () => path.resolve(path.dirname(p), await readlink(p)));
+      if (!inside(realRoot, target)) {
+        throw new UserError(
+          `${parts.slice(0, i + 1).join('/')}: a symlink to ${target}, outside the overlay; refusing to write through it`,
+          ExitCode.overlayRefused,
+        );
+      }
+      cur = target;
+    } else {
+      cur = p;
+    }
+  }
+  return cur;
+}
+
+/**
+ * The directories among those that writing `files` (paths relative to the
+ * overlay) would change that this process may not write, with the reason.
+ * A file's directory counts, or for a new file its nearest existing parent.
+ */
+export async function unwritableDirs(root: string, files: string[]): Promise<{ dir: string; why: string }[]> {
+  const dirs = new Set<string>();
+  for (const f of files) dirs.add(await nearestExisting(path.join(root, path.dirname(f))));
+  const found: { dir: string; why: string }[] = [];
+  for (const dir of dirs) {
+    try {
+      await access(dir, constants.W_OK);
+    } catch (err) {
+      const why = notWritable(err);
+      if (!why) throw err;
+      found.push({ dir: path.relative(root, dir) || '.', why });
+    }
+  }
+  return found;
+}

@@ -1,0 +1,158 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
+import path from 'node:path';
+import { bin, git, gitEnv, root, type CliResult } from '../helpers/project.js';
+
+export interface Running {
+  child: ChildProcess;
+  pid: number;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves once stderr matches `re` (rejects if the process ends first). */
+  waitFor(re: RegExp): Promise<void>;
+  done: Promise<CliResult>;
+}
+
+/**
+ * The real CLI as a child the test can signal. `detached` puts it in its own
+ * process group, so `killGroup` reaches the git processes it started too, as
+ * a power cut or the OOM killer would.
+ */
+export function startCli(
+  args: string[],
+  options: { home: string; cwd?: string; env?: NodeJS.ProcessEnv; detached?: boolean },
+): Running {
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: options.cwd ?? root,
+    env: { ...process.env, NO_COLOR: '1', ...gitEnv(options.home), ...options.env },
+    detached: options.detached ?? false,
+  });
+  let out = '';
+  let err = '';
+  const waiters: { re: RegExp; resolve: () => void; reject: (e: Error) => void }[] = [];
+  const check = () => {
+    for (const w of [...waiters]) {
+      if (w.re.test(err)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+    }
+  };
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => {
+    err += d.toString();
+    check();
+  });
+  const done = new Promise<CliResult>((resolve) => {
+    child.on('close', (code, signal) => {
+      for (const w of waiters.splice(0)) w.reject(new Error(`the process ended (${code ?? signal}) before stderr matched ${w.re}:\n${err}`));
+      resolve({ code: code ?? -1, stdout: out, stderr: err });
+    });
+  });
+  return {
+    child,
+    pid: child.pid!,
+    stdout: () => out,
+    stderr: () => err,
+    waitFor: (re) =>
+      new Promise<void>((resolve, reject) => {
+        waiters.push({ re, resolve, reject });
+        check();
+      }),
+    done,
+  };
+}
+
+/** SIGKILL a whole process group started with `detached: true`. */
+export function killGroup(r: Running): void {
+  try {
+    process.kill(-r.pid, 'SIGKILL');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+  }
+}
+
+/**
+ * A digest of everything under `dir`, .git included: every path, its type,
+ * and the bytes of each file or the target of each link. Equal digests mean
+ * a byte-identical tree (timestamps aside).
+ */
+export async function treeDigest(dir: string): Promise<string> {
+  const hash = createHash('sha256');
+  const walk = async (rel: string): Promise<void> => {
+    const names = (await readdir(path.join(dir, rel))).sort();
+    for (const name of names) {
+      const p = path.join(rel, name);
+      const st = await lstat(path.join(dir, p));
+      if (st.isDirectory()) {
+        hash.update(`d ${p}\n`);
+        await walk(p);
+      } else if (st.isSymbolicLink()) {
+        hash.update(`l ${p} ${await readlink(path.join(dir, p))}\n`);
+      } else {
+        hash.update(`f ${p} ${st.mode & 0o777} ${createHash('sha256').update(await readFile(path.join(dir, p))).digest('hex')}\n`);
+      }
+    }
+  };
+  await walk('.');
+  return hash.digest('hex');
+}
+
+export async function head(dir: string, home: string): Promise<string> {
+  return (await git(dir, ['rev-parse', 'HEAD'], home)).trim();
+}
+
+/** What `git status` shows, untracked files included ('' when clean). */
+export async function status(dir: string, home: string): Promise<string> {
+  return (await git(dir, ['status', '--porcelain', '--untracked-files=all'], home)).trimEnd();
+}
+
+/** Subjects of the commits whose tree equals their first parent's. */
+export async function emptyCommits(dir: string, home: string): Promise<string[]> {
+  const lines = (await git(dir, ['log', '--format=%T %P%x09%s'], home)).trim().split('\n');
+  const empty: string[] = [];
+  for (const line of lines) {
+    const [ids, subject] = line.split('\t');
+    const [tree, parent] = ids!.split(' ');
+    if (parent && (await git(dir, ['rev-parse', `${parent}^{tree}`], home)).trim() === tree) empty.push(subject!);
+  }
+  return empty;
+}
+
+/**
+ * Whether a read-only bind mount in a private mount namespace works here
+ * (root in a container that allows it): `dir` is mounted read-only and a
+ * write into it must fail.
+ */
+export async function canMountReadOnly(dir: string): Promise<boolean> {
+  if (process.getuid?.() !== 0) return false;
+  return new Promise((resolve) => {
+    const script = 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && ! touch "$0/.probe" 2>/dev/null';
+    const child = spawn('unshare', ['-m', 'sh', '-c', script, dir], { stdio: 'ignore' });
+    child.on('error', () => resolve(false));
+    child.on('close', (code) => resolve(code === 0));
+  });
+}
+
+/**
+ * The CLI run in a private mount namespace where each of `readOnly` is
+ * bind-mounted read-only onto itself: the test's view of the disk is
+ * unchanged, and nothing needs unmounting afterwards. Root ignores file
+ * modes, so this is how a read-only overlay is made for root.
+ */
+export function runCliReadOnly(args: string[], readOnly: string[], options: { home: string; cwd?: string }): Promise<CliResult> {
+  const mounts = readOnly.map((d) => `mount --bind "${d}" "${d}" && mount -o remount,bind,ro "${d}" && `).join('');
+  return new Promise((resolve, reject) => {
+    const child = spawn('unshare', ['-m', 'sh', '-c', `${mounts}exec "$0" "$@"`, process.execPath, bin, ...args], {
+      cwd: options.cwd ?? root,
+      env: { ...process.env, NO_COLOR: '1', ...gitEnv(options.home) },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
