@@ -9,20 +9,23 @@ import { ManifestError } from '../manifest/issues.js';
 import { knownReleases, releaseModel, resolveStack } from '../model/resolve.js';
 import { loadPolicies } from '../model/targets.js';
 import { refreshManifests } from '../overlay/manifests.js';
+import { checkOverlayPath } from '../overlay/paths.js';
 import { scanOverlay } from '../overlay/scan.js';
 
 export default class ManifestCommand extends BaseCommand {
   static override summary = "Fetch, hash and rewrite packages' thin Manifests in an overlay";
-  static override description = `For each package (default: every stack package the overlay holds) the distfiles of the ebuild
-versions present are fetched into the distdir when missing (several at once, resuming partial files,
-retrying transient failures), hashed with BLAKE2B and SHA512 in one read, and the package's Manifest is
-rewritten: sorted DIST lines, lines of removed versions dropped, lines of versions the stack manifest does
-not know kept. Existing lines are trusted: a file that disagrees with one is rejected (--force recomputes).
-Packages whose distfiles all succeeded get their Manifest even when others fail; other packages are never
-touched. Nothing is committed.
-
-Exit codes: 0 done, 2 invalid input or unknown package, 3 distfiles missing with --offline, 5 a download
-or verification failed (packages that succeeded were still written).`;
+  static override description = [
+    'For each package (default: every stack package the overlay holds) the distfiles of the ebuild versions present are ' +
+      'fetched into the distdir when missing (several at once, resuming partial files, retrying transient failures), ' +
+      "hashed with BLAKE2B and SHA512 in one read, and the package's Manifest is rewritten: sorted DIST lines, lines of " +
+      'removed versions dropped, lines of versions the stack manifest does not know kept. Existing lines are trusted: a ' +
+      'file that disagrees with one is rejected (--force recomputes). Packages whose distfiles all succeeded get their ' +
+      'Manifest even when others fail; other packages are never touched. Nothing is committed. Nothing is written ' +
+      'through a symlink that leads out of the overlay.',
+    'Exit codes: 0 done, 2 invalid input, unknown package or --overlay not a directory, 3 distfiles missing with ' +
+      '--offline, 4 a package directory or Manifest is a symlink leading out of the overlay (nothing written), 5 a ' +
+      'download or verification failed (packages that succeeded were still written).',
+  ].join('\n\n');
 
   static override examples = [
     { description: 'Every stack package of an overlay', command: '<%= config.bin %> <%= command.id %> --overlay ~/rocm-overlay' },
@@ -38,7 +41,12 @@ or verification failed (packages that succeeded were still written).`;
     manifest: manifestFlag,
     distdir: Flags.string({ description: 'where distfiles are found and downloaded to (default: $DISTDIR, else ~/.cache/rocm-ebuild/distfiles)', helpValue: 'DIR' }),
     offline: Flags.boolean({ description: 'do not download; use only what the distdir holds' }),
-    mirror: Flags.string({ description: 'a flat mirror tried before upstream as URL/<file> (repeatable; GENTOO_MIRRORS is honoured too)', multiple: true, helpValue: 'URL' }),
+    mirror: Flags.string({
+      description: 'a flat mirror tried before upstream as URL/<file> (repeat the flag for more; GENTOO_MIRRORS is honoured too)',
+      multiple: true,
+      multipleNonGreedy: true,
+      helpValue: 'URL',
+    }),
     timeout: Flags.integer({ description: 'seconds without progress before a download attempt is abandoned and retried (default 30)', min: 1, helpValue: 'SECONDS' }),
     retries: Flags.integer({ description: 'extra attempts of a URL after a transient failure: 5xx, reset, timeout (default 3)', min: 0, max: 20 }),
     jobs: Flags.integer({ char: 'j', description: 'downloads at once (default 4)', min: 1, max: 64 }),
@@ -59,8 +67,8 @@ or verification failed (packages that succeeded were still written).`;
     const unknown = asked.filter((a) => !all.has(a));
     if (unknown.length > 0) throw new UserError(`not a package of the stack: ${unknown.join(', ')}`, ExitCode.invalidInput);
     const dir = path.resolve(flags.overlay);
+    if ((await checkOverlayPath(dir, { create: false })) === 'missing') throw new UserError(`no overlay at ${dir}`, ExitCode.invalidInput);
     const state = await scanOverlay(dir, [...all.keys()]);
-    if (!state.exists) throw new UserError(`no overlay at ${dir}`, ExitCode.invalidInput);
     const components = [...all.values()].filter((c) => (asked.length ? asked.includes(c.atom) : state.packages.has(c.atom)));
     const absent = components.filter((c) => !state.packages.has(c.atom)).map((c) => c.atom);
     if (absent.length > 0) throw new UserError(`the overlay holds no ebuild of ${absent.join(', ')}`, ExitCode.invalidInput);

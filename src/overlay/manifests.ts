@@ -14,6 +14,7 @@ import type { Manifest } from '../manifest/load.js';
 import { releaseModel, resolveComponent, resolveStack, type ResolvedComponent } from '../model/resolve.js';
 import type { Policies } from '../model/targets.js';
 import { withoutRevision } from '../model/version.js';
+import { realPathInside } from './paths.js';
 import type { OverlayState } from './scan.js';
 import { writeFileAtomic } from './write.js';
 
@@ -50,6 +51,13 @@ export async function refreshManifests(
     }
     return m;
   };
+
+  // Where each Manifest really is, before anything is read, fetched or written:
+  // a package directory or Manifest that is a symlink out of the overlay is refused (exit 4).
+  const files = new Map<string, string>();
+  for (const c of components) {
+    if (state.packages.has(c.atom)) files.set(c.atom, await realPathInside(state.dir, `${c.atom}/Manifest`));
+  }
 
   const needs = new Map<string, DistfileNeed>();
   const perPackage = new Map<string, { names: Set<string>; unknown: string[]; old: ManifestEntry[] }>();
@@ -90,7 +98,7 @@ export async function refreshManifests(
     }
     const keep = (name: string) => names.has(name) || unknown.some((v) => name.includes(withoutRevision(v)));
     const text = formatManifest(updateManifest(old, results.map((r) => r.entry!), keep));
-    const file = path.join(state.dir, atom, 'Manifest');
+    const file = files.get(atom)!;
     const before = state.packages.get(atom)?.manifest;
     if (text === (before ?? '')) {
       packages.push({ ...base, status: names.size === 0 && before === undefined ? 'no-distfiles' : 'unchanged' });

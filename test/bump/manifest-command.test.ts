@@ -1,11 +1,12 @@
 import { strict as assert } from 'node:assert';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { appendFile, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { appendFile, cp, lstat, mkdir, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { copyOverlay, fullStackFixture } from '../helpers/bumped-overlay.js';
 import { TestServer } from '../helpers/http-server.js';
-import { gitHome, removeDir, runCli, tempDir } from '../helpers/project.js';
-import { synthesizeDistfiles, type PlanJson } from '../helpers/stack-distfiles.js';
+import { git, removeDir, runCli, tempDir } from '../helpers/project.js';
+import type { PlanJson } from '../helpers/stack-distfiles.js';
 
 /** Every Manifest of the overlay with a digest of its content, to prove the untouched ones stayed so. */
 async function manifests(overlay: string): Promise<Map<string, string>> {
@@ -33,20 +34,20 @@ describe('rocm-ebuild manifest (an overlay, a distdir and a mirror on 127.0.0.1)
   const manifest = (args: string[]) => runCli(['manifest', ...args, '--overlay', overlay, '--distdir', distdir], { home });
 
   before(async () => {
+    const shared = await fullStackFixture();
     work = await tempDir('rocm-ebuild-manifest-cmd-');
-    home = await gitHome({ name: 'Ada Tester', email: 'ada@example.org' });
+    home = shared.home;
+    // The tests take distfiles away and change Manifests: private copies of both.
     distdir = path.join(work, 'distfiles');
-    overlay = path.join(work, 'overlay');
-    plan = await synthesizeDistfiles('6.2.2', distdir, home);
-    const r = await runCli(['bump', '6.2.2', '--overlay', overlay, '--distdir', distdir, '--offline'], { home });
-    assert.equal(r.code, 0, r.stderr);
+    await cp(shared.distdir, distdir, { recursive: true });
+    overlay = copyOverlay(shared.overlay, path.join(work, 'overlay'));
+    plan = shared.plans.get('6.2.2')!;
     server = await TestServer.start();
   });
 
   after(async () => {
     await server.close();
     await removeDir(work);
-    await removeDir(home);
   });
 
   it('fetches a missing distfile from the mirror, verifies it against the Manifest and changes nothing else', async () => {
@@ -119,6 +120,47 @@ describe('rocm-ebuild manifest (an overlay, a distdir and a mirror on 127.0.0.1)
     } finally {
       await writeFile(path.join(distdir, name), aside);
     }
+  });
+
+  it('takes one value per --mirror, so packages may follow it', async () => {
+    const r = await manifest(['--mirror', server.url('/unused'), 'sci-libs/rocPRIM', '--offline']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^unchanged +sci-libs\/rocPRIM$/m);
+    assert.doesNotMatch(r.stdout, /hipCUB/);
+  });
+
+  describe('writes nothing outside the overlay', () => {
+    const pkg = 'sci-libs/rocPRIM';
+    afterEach(async () => {
+      await rm(path.join(overlay, pkg), { recursive: true, force: true });
+      await git(overlay, ['checkout', '--', pkg], home);
+    });
+
+    it('refuses a package directory that is a symlink leaving the overlay (exit 4, naming it)', async () => {
+      const outside = path.join(work, 'outside-rocPRIM');
+      await cp(path.join(overlay, pkg), outside, { recursive: true });
+      await writeFile(path.join(outside, 'Manifest'), '');
+      await rm(path.join(overlay, pkg), { recursive: true });
+      await symlink(outside, path.join(overlay, pkg));
+      const r = await manifest([pkg, '--offline']);
+      assert.equal(r.code, 4, r.stderr);
+      assert.match(r.stderr, new RegExp(`${pkg}: a symlink to ${outside}, outside the overlay; refusing to write through it`));
+      assert.equal(await readFile(path.join(outside, 'Manifest'), 'utf8'), '');
+      assert.deepEqual((await readdir(outside)).sort(), ['Manifest', 'metadata.xml', 'rocPRIM-6.2.2.ebuild']);
+    });
+
+    it('refuses a Manifest that is a symlink leaving the overlay', async () => {
+      const outside = path.join(work, 'outside-dir');
+      await mkdir(outside, { recursive: true });
+      await writeFile(path.join(outside, 'Manifest'), '');
+      await rm(path.join(overlay, pkg, 'Manifest'));
+      await symlink(path.join(outside, 'Manifest'), path.join(overlay, pkg, 'Manifest'));
+      const r = await manifest([pkg, '--offline']);
+      assert.equal(r.code, 4, r.stderr);
+      assert.match(r.stderr, new RegExp(`${pkg}/Manifest: a symlink to ${outside}/Manifest, outside the overlay`));
+      assert.equal(await readFile(path.join(outside, 'Manifest'), 'utf8'), '');
+      assert.ok((await lstat(path.join(overlay, pkg, 'Manifest'))).isSymbolicLink());
+    });
   });
 
   it('refuses a package that is not part of the stack (exit 2)', async () => {
