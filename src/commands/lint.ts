@@ -10,7 +10,8 @@ import { hasTool } from '../lint/external-tools.js';
 import { failing, formatText, KEYWORDS } from '../lint/index.js';
 import { scanOverlay } from '../overlay/scan.js';
 import { withoutRevision } from '../model/version.js';
-import { resolveComponent } from '../model/resolve.js';
+import { knownReleases, resolveComponent, type ResolvedComponent, type StackModel } from '../model/resolve.js';
+import { checkOverlayPath } from '../overlay/paths.js';
 
 export default class Lint extends BaseCommand {
   static override summary = 'Check ebuilds the way pkgcheck and a Gentoo reviewer would';
@@ -26,7 +27,7 @@ export default class Lint extends BaseCommand {
   static override examples = [
     { description: 'Check every generated ebuild of ROCm 6.2.2', command: '<%= config.bin %> <%= command.id %> --version 6.2.2' },
     { description: 'Check two packages only, as JSON (pkgcheck JSON fields)', command: '<%= config.bin %> <%= command.id %> sci-libs/rocBLAS dev-util/hip --version 6.2.2 --json' },
-    { description: 'Check what an overlay holds', command: '<%= config.bin %> <%= command.id %> --overlay ~/rocm-overlay --version 6.2.2' },
+    { description: 'Check what an overlay holds', command: '<%= config.bin %> <%= command.id %> --overlay ~/rocm-overlay' },
     { description: 'List the result keywords', command: '<%= config.bin %> <%= command.id %> --keywords' },
   ];
 
@@ -34,8 +35,12 @@ export default class Lint extends BaseCommand {
   static override args = { atoms: Args.string({ description: 'packages to check (default: all)' }) };
 
   static override flags = {
-    version: Flags.string({ char: 'v', description: 'ROCm release whose stack is checked', helpValue: 'X.Y.Z' }),
-    overlay: Flags.string({ char: 'o', description: 'check the ebuilds in this overlay instead of rendering', helpValue: 'DIR' }),
+    version: Flags.string({ char: 'v', description: 'ROCm release whose stack is checked (required without --overlay)', helpValue: 'X.Y.Z' }),
+    overlay: Flags.string({
+      char: 'o',
+      description: 'check the ebuilds in this overlay instead of rendering, each against its own release (then --version only narrows the packages)',
+      helpValue: 'DIR',
+    }),
     manifest: manifestFlag,
     'no-shellcheck': Flags.boolean({ description: 'skip shellcheck even when it is installed' }),
     keywords: Flags.boolean({ description: 'list the result keywords and exit' }),
@@ -48,25 +53,39 @@ export default class Lint extends BaseCommand {
       if (!this.jsonEnabled()) for (const k of list) this.log(`${k.name.padEnd(28)} ${k.level.padEnd(8)} ${k.description}`);
       return list;
     }
-    if (!flags.version) throw new UserError('--version is required (the release whose stack is checked)', ExitCode.invalidInput);
+    if (!flags.version && !flags.overlay) {
+      throw new UserError('--version is required without --overlay (the release whose generated ebuilds are checked)', ExitCode.invalidInput);
+    }
     const manifest = await loadManifestOrFail(flags.manifest);
-    const model = await stackFor(manifest, flags.version);
-    const wanted = (argv as string[]).map((a) => model.byAtom.get(a)?.atom ?? model.components.find((c) => c.pn === a)?.atom ?? a);
-    const unknown = wanted.filter((a) => !model.byAtom.has(a));
-    if (unknown.length) throw new UserError(`not in the ${flags.version} stack: ${unknown.join(', ')}`, ExitCode.invalidInput);
-    const components = model.components.filter((c) => wanted.length === 0 || wanted.includes(c.atom));
+    const models = new Map<string, StackModel>();
+    const modelOf = async (release: string): Promise<StackModel> => {
+      let m = models.get(release);
+      if (!m) models.set(release, (m = await stackFor(manifest, release)));
+      return m;
+    };
+    // With --version, that release's packages; otherwise (an overlay) every package of any release the manifest knows.
+    const pool = new Map<string, ResolvedComponent>();
+    for (const release of flags.version ? [flags.version] : knownReleases(manifest)) {
+      for (const c of (await modelOf(release)).components) pool.set(c.atom, c);
+    }
+    const wanted = (argv as string[]).map((a) => pool.get(a)?.atom ?? [...pool.values()].find((c) => c.pn === a)?.atom ?? a);
+    const unknown = wanted.filter((a) => !pool.has(a));
+    if (unknown.length) throw new UserError(`not in the ${flags.version ?? "manifest's"} stack: ${unknown.join(', ')}`, ExitCode.invalidInput);
+    const components = [...pool.values()].filter((c) => wanted.length === 0 || wanted.includes(c.atom));
     const shell = !flags['no-shellcheck'] && hasTool('shellcheck');
     const lints: ComponentLint[] = [];
     if (flags.overlay) {
       const dir = path.resolve(flags.overlay);
+      if ((await checkOverlayPath(dir, { create: false })) === 'missing') throw new UserError(`no overlay at ${dir}`, ExitCode.invalidInput);
       const state = await scanOverlay(dir, components.map((c) => c.atom));
       for (const c of components) {
         const pkg = state.packages.get(c.atom);
         if (!pkg) continue;
         const metadata = pkg.hasMetadata ? await readFile(path.join(dir, c.atom, 'metadata.xml'), 'utf8') : '';
+        // Each ebuild against the release of its own version.
         for (const v of pkg.versions) {
           const release = withoutRevision(v);
-          const other = release === model.release.version ? model : manifest.stack.releases[release] ? await stackFor(manifest, release) : undefined;
+          const other = manifest.stack.releases[release] ? await modelOf(release) : undefined;
           const at = other ? resolveComponent(manifest, c.loaded, other.release) : undefined;
           if (!other || !at) continue;
           const text = await readFile(path.join(dir, c.atom, `${c.pn}-${v}.ebuild`), 'utf8');
@@ -75,7 +94,7 @@ export default class Lint extends BaseCommand {
         }
       }
     } else {
-      lints.push(...(await lintComponents(components, model, () => ({ tools: { shellcheck: shell } }))));
+      lints.push(...(await lintComponents(components, (await modelOf(flags.version!)), () => ({ tools: { shellcheck: shell } }))));
     }
     const results = lints.flatMap((l) => l.results);
     const tools = lints.flatMap((l) => l.tools.map((t) => ({ file: l.file, ...t })));
