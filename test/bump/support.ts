@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
+import { chmod, lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { bin, git, gitEnv, root, type CliResult } from '../helpers/project.js';
 
@@ -121,38 +121,60 @@ export async function emptyCommits(dir: string, home: string): Promise<string[]>
 }
 
 /**
- * Whether a read-only bind mount in a private mount namespace works here
- * (root in a container that allows it): `dir` is mounted read-only and a
- * write into it must fail.
+ * How this machine can make a directory read-only for the CLI: as a normal
+ * user, file modes do it ('mode'); root ignores modes, so for root a
+ * read-only bind mount in a private mount namespace ('mount', where the
+ * container allows it); undefined when neither works.
  */
-export async function canMountReadOnly(dir: string): Promise<boolean> {
-  if (process.getuid?.() !== 0) return false;
+export async function readOnlyMethod(probe: string): Promise<'mode' | 'mount' | undefined> {
+  if (process.getuid?.() !== 0) return 'mode';
   return new Promise((resolve) => {
     const script = 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && ! touch "$0/.probe" 2>/dev/null';
-    const child = spawn('unshare', ['-m', 'sh', '-c', script, dir], { stdio: 'ignore' });
-    child.on('error', () => resolve(false));
-    child.on('close', (code) => resolve(code === 0));
+    const child = spawn('unshare', ['-m', 'sh', '-c', script, probe], { stdio: 'ignore' });
+    child.on('error', () => resolve(undefined));
+    child.on('close', (code) => resolve(code === 0 ? 'mount' : undefined));
   });
 }
 
+/** What makes `readOnly` unwritable, in the words the CLI reports. */
+export const READ_ONLY_WHY = /read-only file system|permission denied/;
+
 /**
- * The CLI run in a private mount namespace where each of `readOnly` is
- * bind-mounted read-only onto itself: the test's view of the disk is
- * unchanged, and nothing needs unmounting afterwards. Root ignores file
- * modes, so this is how a read-only overlay is made for root.
+ * The CLI run while each of `readOnly` cannot be written. 'mount': in a
+ * private mount namespace where each is bind-mounted read-only onto itself,
+ * so the test's view of the disk is unchanged and nothing needs unmounting.
+ * 'mode': every file and directory under them loses its write bits, and gets
+ * its exact mode back afterwards.
  */
-export function runCliReadOnly(args: string[], readOnly: string[], options: { home: string; cwd?: string }): Promise<CliResult> {
-  const mounts = readOnly.map((d) => `mount --bind "${d}" "${d}" && mount -o remount,bind,ro "${d}" && `).join('');
-  return new Promise((resolve, reject) => {
-    const child = spawn('unshare', ['-m', 'sh', '-c', `${mounts}exec "$0" "$@"`, process.execPath, bin, ...args], {
-      cwd: options.cwd ?? root,
-      env: { ...process.env, NO_COLOR: '1', ...gitEnv(options.home) },
+export async function runCliReadOnly(
+  args: string[],
+  readOnly: string[],
+  options: { home: string; method: 'mode' | 'mount'; cwd?: string },
+): Promise<CliResult> {
+  const modes = new Map<string, number>();
+  if (options.method === 'mode') {
+    const walk = async (p: string): Promise<void> => {
+      const st = await lstat(p);
+      if (st.isSymbolicLink()) return;
+      modes.set(p, st.mode & 0o7777);
+      if (st.isDirectory()) for (const name of await readdir(p)) await walk(path.join(p, name));
+    };
+    for (const d of readOnly) await walk(d);
+    for (const [p, mode] of modes) await chmod(p, mode & ~0o222);
+  }
+  try {
+    const mounts = options.method === 'mount' ? readOnly.map((d) => `mount --bind "${d}" "${d}" && mount -o remount,bind,ro "${d}" && `).join('') : '';
+    const [cmd, argv] = options.method === 'mount' ? ['unshare', ['-m', 'sh', '-c', `${mounts}exec "$0" "$@"`, process.execPath, bin, ...args]] as const : [process.execPath, [bin, ...args]] as const;
+    return await new Promise((resolve, reject) => {
+      const child = spawn(cmd, argv, { cwd: options.cwd ?? root, env: { ...process.env, NO_COLOR: '1', ...gitEnv(options.home) } });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
     });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+  } finally {
+    for (const [p, mode] of modes) await chmod(p, mode);
+  }
 }
