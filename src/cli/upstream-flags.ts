@@ -19,7 +19,12 @@ export const treeFlags = {
   'base-url': baseUrlFlag,
   distdir: Flags.string({ description: 'where release tarballs are found and downloaded to (default: $DISTDIR, else ~/.cache/rocm-ebuild/distfiles)', helpValue: 'DIR' }),
   offline: Flags.boolean({ description: 'download nothing: use only tarballs already in the distdir' }),
-  mirror: Flags.string({ description: 'a flat distfile mirror tried before upstream (repeatable; GENTOO_MIRRORS is honoured too)', multiple: true, helpValue: 'URL' }),
+  mirror: Flags.string({
+    description: 'a flat distfile mirror tried before upstream (repeat the flag for more; GENTOO_MIRRORS is honoured too)',
+    multiple: true,
+    multipleNonGreedy: true, // one value per --mirror, so the versions may follow it
+    helpValue: 'URL',
+  }),
   jobs: Flags.integer({ char: 'j', description: 'trees read (and downloads run) at once (default 2)', min: 1, max: 32 }),
   timeout: timeoutFlag,
 };
