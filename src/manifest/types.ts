@@ -85,6 +85,8 @@ export interface TestsSpec {
   command?: { dir?: BashScalar; argv: BashScalar[]; env?: Record<string, BashScalar> };
   env?: Record<string, BashScalar>;
   skip?: string[];
+  /** The smoke tier of `rocm-ebuild test --tests smoke`. */
+  smoke?: { gtest_filter?: string; env?: Record<string, string>; reason?: string };
 }
 
 export type PrepareOp = { reason?: string; when?: string } & (
