@@ -1,0 +1,91 @@
+import { IN_CONTAINER, REPORT_FILES } from './layout.js';
+import type { PlannedAtom, TestPlan } from './plan.js';
+
+/** What one container builds and tests, and how. */
+export interface ContainerJob {
+  plan: TestPlan;
+  gfx: string;
+  /** The overlay's profiles/repo_name. */
+  repoName: string;
+  /** MAKEOPTS=-jN. */
+  jobs: number;
+  /** Seconds each atom under test may take (0: no limit). */
+  timeoutSeconds: number;
+  /** The host's groups of the device nodes: user portage joins them in the container. */
+  gids: number[];
+  /** Device nodes inside the container that user portage must be able to open. */
+  devices: string[];
+  /**
+   * Whether Portage drops to user portage for building and testing. Rootless
+   * podman maps the host's device groups only to the container's root
+   * (--group-add keep-groups), so there the tests run as root (-userpriv).
+   */
+  userpriv: boolean;
+}
+
+/** A make.conf value: double-quoted; what could expand inside is refused (manifest values are already restricted). */
+export function makeConfValue(value: string): string {
+  if (/[\\"$`\n]/.test(value)) throw new Error(`refusing a make.conf value with \\, ", $, \` or a newline: ${JSON.stringify(value)}`);
+  return `"${value}"`;
+}
+
+/** The atom emerge is given for a package under test: this release, from the overlay. */
+export function emergeAtom(a: Pick<PlannedAtom, 'atom' | 'version'>, repoName: string): string {
+  return `=${a.atom}-${a.version}*::${repoName}`;
+}
+
+export function envFileName(atom: string): string {
+  return `rocm-ebuild/${atom.replace('/', '_')}.conf`;
+}
+
+const header = (job: ContainerJob) => `# Written by rocm-ebuild test: ROCm ${job.plan.release} on ${job.gfx}.\n`;
+
+/**
+ * The Portage configuration of the container, as files under the setup
+ * directory. conf/<kind> becomes /etc/portage/<kind>/rocm-ebuild, or is
+ * appended when the image has <kind> as a file; env/ is copied into
+ * /etc/portage/env; make.conf and bashrc are appended to theirs;
+ * sandbox.conf becomes /etc/sandbox.d/90rocm-ebuild. conf/package.env
+ * (FEATURES=test for the atoms under test) is installed only after the
+ * dependencies are built, so no dependency runs its tests.
+ */
+export function portageFiles(job: ContainerJob): Record<string, string> {
+  const h = header(job);
+  const files: Record<string, string> = {};
+  files['conf/repos.conf'] =
+    `${h}[${job.repoName}]\nlocation = ${IN_CONTAINER.overlay(job.repoName)}\nauto-sync = no\npriority = 100\n`;
+  files['make.conf'] = [
+    '',
+    h.trimEnd(),
+    `AMDGPU_TARGETS=${makeConfValue(job.gfx)}`,
+    // buildpkg: every package built lands in the shared PKGDIR; binpkg-multi-instance keeps one per USE set (per gfx).
+    `FEATURES=${makeConfValue(`buildpkg binpkg-multi-instance -news${job.userpriv ? '' : ' -userpriv -usersandbox'}`)}`,
+    `PKGDIR=${makeConfValue(IN_CONTAINER.pkgdir)}`,
+    `DISTDIR=${makeConfValue(IN_CONTAINER.distdir)}`,
+    `PORT_LOGDIR=${makeConfValue(`${IN_CONTAINER.log}/${REPORT_FILES.build}`)}`,
+    `MAKEOPTS=${makeConfValue(`-j${job.jobs}`)}`,
+    '',
+  ].join('\n');
+  // USE_EXPAND in package.use: "-*" drops the eclass's default-on targets, which make.conf alone would keep.
+  files['conf/package.use'] = `${h}*/* AMDGPU_TARGETS: -* ${job.gfx}\n`;
+  files['conf/package.accept_keywords'] = `${h}${job.plan.stack.map((a) => `${a} ~amd64`).join('\n')}\n`;
+  const tested = job.plan.atoms.filter((a) => a.runTests);
+  files['conf/package.env'] = `${h}${tested.map((a) => `${a.atom} ${envFileName(a.atom)}`).join('\n')}${tested.length ? '\n' : ''}`;
+  for (const a of tested) {
+    const env: Record<string, string> = {
+      FEATURES: 'test',
+      GTEST_OUTPUT: `xml:${IN_CONTAINER.log}/${REPORT_FILES.gtest}/${a.atom}/`,
+      ...a.testEnv,
+    };
+    files[`env/${envFileName(a.atom)}`] = `${h}${Object.entries(env).map(([k, v]) => `${k}=${makeConfValue(v)}`).join('\n')}\n`;
+  }
+  // Each phase is reported to the host (the live progress line) through the report directory.
+  files['bashrc'] =
+    `\n${h}# Each ebuild phase, for the host's progress display.\n` +
+    `if [[ -w ${IN_CONTAINER.log}/${REPORT_FILES.phases} ]]; then\n` +
+    `\tprintf '%s %s %s\\n' "$(date +%s)" "\${CATEGORY}/\${PN}" "\${EBUILD_PHASE}" >>${IN_CONTAINER.log}/${REPORT_FILES.phases}\n` +
+    'fi\n';
+  // src_test writes gtest XML and phases there: the sandbox must allow it.
+  files['sandbox.conf'] = `${h}SANDBOX_WRITE="${IN_CONTAINER.log}/"\n`;
+  return files;
+}
