@@ -236,7 +236,11 @@ export async function buildReport(meta: ReportMeta, plan: TestPlan, outcome: Run
     const c = classify({ step: 'atom', status: s.status, timedOut: s.note === 'timeout', interrupted, phase: last, text: `${text(`atom:${planned.atom}`)}\n${tail}` });
     if (!interrupted) anyFailed = true;
     const tc = counts.testCounts;
-    const failedTests = tc && tc.failed > 0 && c.failureClass === 'test' ? ` (${tc.failed} of ${tc.total} tests failed)` : '';
+    const names = gtest.flatMap((g) => g.suites.flatMap((su) => su.cases.filter((x) => x.failure !== undefined).map((x) => `${su.name}.${x.name}`)));
+    const failedTests =
+      tc && tc.failed > 0 && c.failureClass === 'test'
+        ? ` (${tc.failed} of ${tc.total} tests failed: ${names.slice(0, 3).join(', ')}${names.length > 3 ? ', …' : ''})`
+        : '';
     atoms.push({ ...base, phase: last ?? 'resolve', result: interrupted ? 'not-run' : 'failed', seconds: s.seconds, failureClass: c.failureClass, message: c.message + failedTests });
   }
 

@@ -24,6 +24,8 @@ export function podmanUnavailable(env: NodeJS.ProcessEnv): string | undefined {
   if (version.error || version.status !== 0) return `podman is not installed or does not run (${version.error?.message ?? version.stderr.trim()})`;
   if (process.getuid?.() !== 0) return 'the container tests create device nodes (mknod) and need root';
   if (spawnSync('busybox', ['true']).status !== 0) return 'busybox (Debian: busybox-static) is missing';
+  // ldd fails on a static executable: a dynamic busybox could not run in an image without a libc.
+  if (spawnSync('sh', ['-c', 'ldd "$(command -v busybox)"']).status === 0) return 'busybox is dynamically linked; the test image needs Debian\'s busybox-static';
   return undefined;
 }
 
