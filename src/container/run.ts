@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { chmod, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { cacheHome, resolveDistdir } from '../distfiles/locations.js';
@@ -451,11 +451,14 @@ export async function runTests(options: TestOptions): Promise<TestRunResult> {
     for (const [index, c] of containers.entries()) {
       if (options.signal.aborted) break;
       await mkdir(c.reportDir, { recursive: true });
+      // It is bind-mounted into a container that runs as root: never somewhere a symlink points to.
+      if ((await lstat(c.reportDir)).isSymbolicLink()) {
+        throw new UserError(`${c.reportDir} is a symbolic link; give --report-dir a real directory`, ExitCode.invalidInput);
+      }
       const unlock = await lockReportDir(c.reportDir);
       try {
         await clearResults(c.reportDir);
         await writeSetup(c);
-        await chmod(c.reportDir, 0o777);
         const report = await runContainer(c, options, engine, { index, count: containers.length });
         result.reports.push(report);
         options.progress.note(`${c.label}: ${report.result} (${path.join(c.reportDir, 'report.md')})`);

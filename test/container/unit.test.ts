@@ -12,6 +12,7 @@ import { makeConfValue, portageFiles, type ContainerJob } from '../../src/contai
 import { emergedPackages, parsePhases, parseStatus, phasesBySegment, splitConsole, splitCpv } from '../../src/container/records.js';
 import { buildReport, reportProblems, type ReportMeta, type RunOutcome } from '../../src/container/report.js';
 import { parseDuration } from '../../src/container/run.js';
+import { TestProgress } from '../../src/container/progress.js';
 import { containerScript, shellWord } from '../../src/container/script.js';
 import { selectGpus } from '../../src/container/select.js';
 import { readTopology } from '../../src/gpu/topology.js';
@@ -22,6 +23,7 @@ import { loadPolicies } from '../../src/model/targets.js';
 import { releaseModel, resolveStack, type StackModel } from '../../src/model/resolve.js';
 import { UserError } from '../../src/util/errors.js';
 import { git, removeDir, runCli, shippedManifest, tempDir } from '../helpers/project.js';
+import { BASE_FILES, fixtureManifest } from '../helpers/fixture-manifest.js';
 import { fakeHost, type FakeHost } from '../gpu/fake-host.js';
 
 let model: StackModel;
@@ -55,6 +57,22 @@ const spec: RunSpec = {
   remove: true,
   command: ['/bin/sh', '/rocm-ebuild/run.sh'],
 };
+
+describe('container: manifest values that reach the container', () => {
+  it('the schema refuses smoke settings that could expand or break quoting', async () => {
+    const dir = await fixtureManifest({
+      'components/gpulib.yaml': BASE_FILES['components/gpulib.yaml']!.replace('tests:\n  gpu: true\n', 'tests:\n  gpu: true\n  smoke:\n    gtest_filter: "*\\" ; rm -rf /"\n    env: { X: "$(id)" }\n'),
+    });
+    try {
+      const r = await runCli(['validate', path.join(dir, 'stack.yaml')]);
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, /\$\.tests\.smoke\.gtest_filter/);
+      assert.match(r.stderr, /\$\.tests\.smoke\.env\.X/);
+    } finally {
+      await removeDir(dir);
+    }
+  });
+});
 
 describe('container: engine command lines', () => {
   it('podman: only the GPU, its groups, the mounts; no --privileged', () => {
@@ -311,6 +329,38 @@ describe('container: reports', function () {
   });
 });
 
+describe('container: progress', () => {
+  const stream = (tty: boolean) => {
+    const out = { text: '', isTTY: tty, columns: 120, write: (t: string) => ((out.text += t), true) };
+    return out as unknown as NodeJS.WriteStream & { text: string };
+  };
+
+  it('plain lines only when something changes, off a terminal', () => {
+    const s = stream(false);
+    const p = new TestProgress({ quiet: false, stream: s });
+    p.start();
+    p.update('gfx90a', 0, 2, 'dependencies');
+    p.update('gfx90a', 0, 2, 'dependencies');
+    p.update('gfx90a', 1, 2, 'sci-libs/hipCUB compile');
+    p.stop();
+    assert.equal(s.text, '[0/2] gfx90a dependencies\n[1/2] gfx90a sci-libs/hipCUB compile\n');
+  });
+
+  it('one redrawn line with the elapsed time on a terminal; nothing with --json', () => {
+    const s = stream(true);
+    const p = new TestProgress({ quiet: false, stream: s });
+    p.update('gfx90a', 1, 2, 'sci-libs/hipCUB test');
+    p.note('gfx90a: passed');
+    p.stop();
+    assert.match(s.text, /^\[1\/2\] gfx90a sci-libs\/hipCUB test 0 s\r\x1b\[2Kgfx90a: passed\n$/);
+    const q = stream(true);
+    const quiet = new TestProgress({ quiet: true, stream: q });
+    quiet.update('x', 0, 1, 'y');
+    quiet.stop();
+    assert.equal(q.text, '');
+  });
+});
+
 describe('container: choosing GPUs', function () {
   this.timeout(30_000);
   const hosts: FakeHost[] = [];
@@ -399,6 +449,34 @@ describe('container: test --dry-run', function () {
     assert.equal(out.dryRun, true);
     assert.equal(out.engine.name, 'docker');
     assert.match(out.commands[0]!, /^docker run --interactive --name rocm-ebuild-622-gfx1030-[0-9a-f]{6} --pull=never --rm /);
+  });
+
+  it('without --dry-run, no container engine is exit 2 before anything starts', async () => {
+    const a = base().filter((x) => x !== '--dry-run');
+    const r = await runCli(a, { env: { ...host.env, PATH: noEngine } });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /no container engine: neither podman nor docker is on PATH/);
+  });
+
+  it('a report directory that is a symbolic link is refused: a root container writes there', async () => {
+    const target = await tempDir();
+    try {
+      mkdirSync(path.join(work, 'linked'), { recursive: true });
+      symlinkSync(target, path.join(work, 'linked', 'gfx90a'));
+      const a = base().filter((x) => x !== '--dry-run');
+      a[a.indexOf('--report-dir') + 1] = path.join(work, 'linked');
+      const fakeEngine = await tempDir();
+      // An engine that answers every query, so the run gets as far as the report directory.
+      writeFileSync(path.join(fakeEngine, 'podman'), '#!/bin/sh\necho 4.3.1\n', { mode: 0o755 });
+      symlinkSync(path.join(noEngine, 'git'), path.join(fakeEngine, 'git'));
+      const r = await runCli([...a, '--gpu', 'gfx90a'], { env: { ...host.env, PATH: fakeEngine } });
+      await removeDir(fakeEngine);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /gfx90a is a symbolic link/);
+      assert.deepEqual(spawnSync('ls', ['-A', target]).stdout.toString(), '');
+    } finally {
+      await removeDir(target);
+    }
   });
 
   it('refuses what would fail later: not a repository (4), missing ebuilds (4), no ::gentoo tree (2), a bad --gpu (2)', async () => {

@@ -201,6 +201,15 @@ describe('gpu: KFD topology', function () {
     assert.deepEqual(spec.devices[0]!.containerEdits.deviceNodes[1], { path: '/dev/kfd', hostPath: path.join(h.dev, 'dev/kfd'), type: 'c', major: 1, minor: 3, fileMode: 0o660, permissions: 'rw', gid: 110 });
   });
 
+  it('gpu list --help has usage, examples and --json', async () => {
+    const r = await runCli(['gpu', 'list', '--help']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^USAGE\n {2}\$ rocm-ebuild gpu list/m);
+    assert.match(r.stdout, /^EXAMPLES\n/m);
+    assert.match(r.stdout, /--json\s+Format output as json\./);
+    assert.match(r.stdout, /ROCM_EBUILD_SYSFS_ROOT and ROCM_EBUILD_DEV_ROOT/);
+  });
+
   it('an unknown release is a usage error', async () => {
     const h = await host('workstation');
     const r = await runCli(['gpu', 'list', '--version', '9.9.9'], { env: h.env });
