@@ -49,11 +49,16 @@ same report directory), 6 an atom failed or a container could not proceed, 130 i
     manifest: manifestFlag,
     gpu: Flags.string({
       char: 'g',
-      description: 'auto (one container per distinct gfx the release offers), all, a GPU index, or a gfx name (repeatable)',
+      description: 'auto (one container per distinct gfx the release offers), all, a GPU index, or a gfx name (repeatable); none: one build without a GPU, whose GPU tests are not run',
       multiple: true,
-      helpValue: 'auto|all|INDEX|gfxNNNN',
+      helpValue: 'auto|all|none|INDEX|gfxNNNN',
     }),
-    engine: Flags.string({ description: 'container engine (default: whichever is installed, podman first)', options: [...ENGINES] }),
+    'skip-tests': Flags.string({ description: 'build this atom under test without running its tests, e.g. when shard jobs test it (repeatable)', multiple: true, helpValue: 'ATOM' }),
+    shard: Flags.string({ description: 'run share K of N of every gtest suite (GTEST_SHARD_INDEX, GTEST_TOTAL_SHARDS)', helpValue: 'K/N' }),
+    engine: Flags.string({
+      description: 'container engine (default: whichever is installed, podman first); none: run Portage right here, for CI jobs already in a Gentoo container with the GPU',
+      options: [...ENGINES, 'none'],
+    }),
     image: Flags.string({ description: 'Gentoo stage3 image', default: DEFAULT_IMAGE, helpValue: 'IMAGE' }),
     tree: Flags.string({ description: 'the ::gentoo checkout to mount', default: DEFAULT_TREE, helpValue: 'DIR' }),
     distdir: Flags.string({ description: 'distfiles (default: $DISTDIR, else ~/.cache/rocm-ebuild/distfiles)', helpValue: 'DIR' }),
@@ -74,6 +79,12 @@ same report directory), 6 an atom failed or a container could not proceed, 130 i
       if (!isGpuRequest(g)) throw new UserError(`--gpu ${g}: expected auto, all, a GPU index or a gfx name such as gfx90a`, ExitCode.invalidInput);
     }
     const timeoutSeconds = flags.timeout !== undefined ? parseDuration(flags.timeout) : DEFAULT_TIMEOUT;
+    let shard: { index: number; total: number } | undefined;
+    if (flags.shard !== undefined) {
+      const m = /^([0-9]+)\/([0-9]+)$/.exec(flags.shard);
+      if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2])) throw new UserError(`--shard ${flags.shard}: expected K/N with 1 ≤ K ≤ N, e.g. 2/4`, ExitCode.invalidInput);
+      shard = { index: Number(m[1]), total: Number(m[2]) };
+    }
     const manifest = await loadManifestOrFail(flags.manifest);
     const model = await stackFor(manifest, flags.version);
 
@@ -93,9 +104,11 @@ same report directory), 6 an atom failed or a container could not proceed, 130 i
       result = await runTests({
         model,
         atoms,
+        skipTests: flags['skip-tests'] ?? [],
+        ...(shard ? { shard } : {}),
         overlay: flags.overlay,
         gpus: flags.gpu ?? [],
-        ...(flags.engine ? { engine: flags.engine as EngineName } : {}),
+        ...(flags.engine ? { engine: flags.engine as EngineName | 'none' } : {}),
         image: flags.image,
         tree: flags.tree,
         ...(flags.distdir ? { distdir: flags.distdir } : {}),
@@ -125,7 +138,7 @@ same report directory), 6 an atom failed or a container could not proceed, 130 i
     } else {
       for (const r of result.reports) {
         const failed = r.atoms.filter((a) => a.tested && a.result !== 'passed');
-        this.log(`${r.gfx}: ${r.result}${r.message ? ` (${r.message})` : ''}${failed.length ? `: ${failed.map((a) => `${a.atom} ${a.result}${a.failureClass ? ` [${a.failureClass}]` : ''}`).join(', ')}` : ''}`);
+        this.log(`${r.gfx ?? 'no GPU'}: ${r.result}${r.message ? ` (${r.message})` : ''}${failed.length ? `: ${failed.map((a) => `${a.atom} ${a.result}${a.failureClass ? ` [${a.failureClass}]` : ''}`).join(', ')}` : ''}`);
       }
       this.log(`reports: ${result.reportDir}`);
     }

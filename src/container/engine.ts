@@ -55,8 +55,11 @@ export function noEngineError(wanted: EngineName | undefined): UserError {
 }
 
 export interface EngineInfo {
-  name: EngineName;
+  /** "none": rocm-ebuild runs in place, inside a container a CI engine started. */
+  name: EngineName | 'none';
   version: string;
+  /** In place: the engine that runs this container, when it can be told. */
+  outer?: EngineName | 'unknown';
   /** Rootless podman: device groups reach only the container's root (--group-add keep-groups). */
   rootless: boolean;
 }

@@ -78,7 +78,8 @@ export function junitXml(report: TestReport, gtest: readonly GtestReport[]): str
     suites.push(suite(name, cases, report.started));
   };
   for (const a of report.atoms) {
-    const classname = `${report.gfx}.${a.atom}`;
+    const gfx = report.gfx ?? 'no-gpu';
+    const classname = `${gfx}.${a.atom}`;
     add(`${a.atom}${a.tested ? '' : ' (dependency)'}`, phaseCases(a, classname));
     if (!a.tested) continue;
     for (const g of gtest.filter((x) => a.logs.includes(x.file))) {
@@ -87,7 +88,7 @@ export function junitXml(report: TestReport, gtest: readonly GtestReport[]): str
           `${a.atom} ${s.name}`,
           s.cases.map((c) => ({
             name: c.name,
-            classname: `${report.gfx}.${a.atom}.${c.classname}`,
+            classname: `${gfx}.${a.atom}.${c.classname}`,
             seconds: c.seconds,
             ...(c.failure !== undefined ? { failure: { type: 'gtest', message: c.failure.split('\n')[0] ?? 'failed', text: c.failure } } : {}),
             ...(c.skipped && c.failure === undefined ? { skipped: 'skipped' } : {}),
@@ -98,7 +99,7 @@ export function junitXml(report: TestReport, gtest: readonly GtestReport[]): str
   }
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="rocm-ebuild test ROCm ${esc(report.release)} ${esc(report.gfx)}" tests="${tests}" failures="${failures}" errors="0">`,
+    `<testsuites name="rocm-ebuild test ROCm ${esc(report.release)} ${esc(report.gfx ?? 'no-gpu')}" tests="${tests}" failures="${failures}" errors="0">`,
     ...suites,
     '</testsuites>',
     '',

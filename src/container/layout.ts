@@ -16,6 +16,22 @@ export const IN_CONTAINER = {
   setup: '/rocm-ebuild',
 } as const;
 
+/** Where one job's Portage finds and puts things: the container's paths, or this machine's when run in place. */
+export interface JobPaths {
+  tree: string;
+  overlay: string;
+  distdir: string;
+  pkgdir: string;
+  /** The report directory of this job. */
+  log: string;
+  /** The generated configuration and script. */
+  setup: string;
+}
+
+export function containerPaths(repoName: string): JobPaths {
+  return { tree: IN_CONTAINER.tree, overlay: IN_CONTAINER.overlay(repoName), distdir: IN_CONTAINER.distdir, pkgdir: IN_CONTAINER.pkgdir, log: IN_CONTAINER.log, setup: IN_CONTAINER.setup };
+}
+
 /** Files the container writes into the report directory. */
 export const REPORT_FILES = {
   /** One line per step: step|atom|exit status|seconds|note (the authoritative results). */

@@ -26,13 +26,13 @@ export function markdownReport(report: TestReport): string {
   const seconds = (Date.parse(report.ended) - started) / 1000;
   const device = report.device;
   const what = [
-    device ? `${device.name ?? report.gfx}${device.pciAddress ? ` (${device.pciAddress})` : ''}` : report.gfx,
+    device ? `${device.name ?? report.gfx}${device.pciAddress ? ` (${device.pciAddress})` : ''}` : (report.gfx ?? 'no GPU'),
     `${report.engine.name}${report.engine.version ? ` ${report.engine.version}` : ''}`,
     `\`${report.image}\``,
     `${report.tests} tests`,
     duration(seconds),
   ];
-  const lines = [`#### ROCm ${report.release} on ${report.gfx}: ${report.result}`, '', what.join(', '), ''];
+  const lines = [`#### ROCm ${report.release} ${report.gfx ? `on ${report.gfx}` : 'without a GPU'}: ${report.result}`, '', what.join(', '), ''];
   if (report.message) lines.push(`> ${cell(report.message)}`, '');
   const tested = report.atoms.filter((a) => a.tested);
   const deps = report.atoms.filter((a) => !a.tested);

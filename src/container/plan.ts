@@ -73,7 +73,7 @@ function testsOf(c: ResolvedComponent, tier: TestTier): Pick<PlannedAtom, 'runTe
  * edges included: a test that needs a failed package cannot pass either).
  * `selection` undefined means the whole release.
  */
-export function testPlan(model: StackModel, selection: readonly string[] | undefined, tier: TestTier): TestPlan {
+export function testPlan(model: StackModel, selection: readonly string[] | undefined, tier: TestTier, options: { skipTests?: readonly string[] } = {}): TestPlan {
   const graph = buildGraph(model);
   const chosen = new Set(selection ?? graph.order);
   const deps = new Map<string, string[]>();
@@ -94,10 +94,11 @@ export function testPlan(model: StackModel, selection: readonly string[] | undef
     .filter((a) => chosen.has(a))
     .map((atom) => {
       const c = model.byAtom.get(atom)!;
+      const tests = options.skipTests?.includes(atom) ? { ...testsOf(c, 'none'), noTests: 'built only, tested elsewhere (--skip-tests)' } : testsOf(c, tier);
       return {
         atom,
         version: c.version,
-        ...testsOf(c, tier),
+        ...tests,
         targets: c.targets,
         needs: graph.order.filter((a) => a !== atom && chosen.has(a) && reachable(atom).has(a)),
       };

@@ -69,10 +69,12 @@ export interface TestReport {
   schemaVersion: 1;
   tool: { name: string; version: string };
   release: string;
-  gfx: string;
-  amdgpuTargets: string;
+  /** Null for a build without a GPU (written as build-report.json, not report.json). */
+  gfx: string | null;
+  amdgpuTargets?: string;
   device?: DeviceReport;
-  engine: { name: 'podman' | 'docker'; version?: string };
+  /** "none": run in place in a container whose engine could not be told (written as report.in-place.json). */
+  engine: { name: 'podman' | 'docker' | 'none'; version?: string };
   image: string;
   tests: TestTier;
   started: string;
@@ -260,14 +262,36 @@ export async function buildReport(meta: ReportMeta, plan: TestPlan, outcome: Run
   };
 }
 
-let validator: ((data: unknown) => boolean) & { errors?: unknown } | undefined;
+let strict: ((data: unknown) => boolean) & { errors?: unknown } | undefined;
+let relaxed: ((data: unknown) => boolean) & { errors?: unknown } | undefined;
 
-/** Problems of a report against schemas/test-report.schema.json (empty when it conforms). */
-export function reportProblems(report: unknown): string[] {
-  if (!validator) {
-    const ajv = new Ajv({ allErrors: true, strict: false });
-    validator = ajv.compile(JSON.parse(readFileSync(path.join(schemasDir, 'test-report.schema.json'), 'utf8')) as object);
+/**
+ * Where a report goes. report.json (what `pr body --tests` reads) follows the
+ * schema exactly; a build without a GPU has no gfx and goes to
+ * build-report.json, an in-place run whose engine is unknown to
+ * report.in-place.json: the same shape, outside the contract.
+ */
+export function reportFileName(report: Pick<TestReport, 'gfx' | 'engine'>): string {
+  if (report.gfx === null) return 'build-report.json';
+  if (report.engine.name === 'none') return 'report.in-place.json';
+  return 'report.json';
+}
+
+/** Problems of a report against schemas/test-report.schema.json (empty when it conforms); relaxed: gfx may be null, engine "none". */
+export function reportProblems(report: unknown, options: { relaxed?: boolean } = {}): string[] {
+  if (!strict || !relaxed) {
+    const schema = JSON.parse(readFileSync(path.join(schemasDir, 'test-report.schema.json'), 'utf8')) as {
+      $id?: string;
+      properties: { gfx: unknown; engine: { properties: { name: { enum: string[] } } } };
+    };
+    strict = new Ajv({ allErrors: true, strict: false }).compile(schema);
+    const loose = structuredClone(schema);
+    delete loose.$id;
+    loose.properties.gfx = { anyOf: [{ type: 'null' }, loose.properties.gfx] };
+    loose.properties.engine.properties.name.enum.push('none');
+    relaxed = new Ajv({ allErrors: true, strict: false }).compile(loose);
   }
-  if (validator(report)) return [];
-  return ((validator.errors ?? []) as { instancePath: string; message?: string }[]).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`);
+  const validate = options.relaxed ? relaxed : strict;
+  if (validate(report)) return [];
+  return ((validate.errors ?? []) as { instancePath: string; message?: string }[]).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`);
 }

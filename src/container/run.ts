@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, existsSync } from 'node:fs';
 import { chmod, lstat, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { cacheHome, resolveDistdir } from '../distfiles/locations.js';
 import { deviceTablePath, loadDeviceTable } from '../gpu/devices.js';
-import { readTopology, rootsFromEnv, type Topology } from '../gpu/topology.js';
+import { readTopology, rootsFromEnv, usable, type Gpu, type Topology } from '../gpu/topology.js';
 import { OverlayRepo } from '../git/repo.js';
 import type { StackModel } from '../model/resolve.js';
 import { scanOverlay } from '../overlay/scan.js';
@@ -16,14 +16,14 @@ import { removeCommand, runCommand, shellLine, stopCommand, type EngineName, typ
 import { capture, detectEngine, engineInfo, ensureImage, noEngineError, type EngineInfo } from './engine.js';
 import { readGtestReports } from './gtest.js';
 import { junitXml } from './junit.js';
-import { IN_CONTAINER, REPORT_FILES } from './layout.js';
+import { containerPaths, IN_CONTAINER, REPORT_FILES } from './layout.js';
 import { markdownReport, markdownSummary } from './markdown.js';
 import { resolveAtoms, testPlan, type TestPlan, type TestTier } from './plan.js';
 import { portageFiles, type ContainerJob } from './portage.js';
-import { buildReport, reportProblems, type TestReport } from './report.js';
+import { buildReport, reportFileName, reportProblems, type TestReport } from './report.js';
 import { parsePhases, parseStatus } from './records.js';
 import { containerScript } from './script.js';
-import { selectGpus, type SelectedGpu } from './select.js';
+import { selectGpus } from './select.js';
 import type { TestProgress } from './progress.js';
 
 export const DEFAULT_IMAGE = 'gentoo/stage3:amd64-openrc';
@@ -35,9 +35,15 @@ export interface TestOptions {
   model: StackModel;
   /** Atoms as given (category/PN or PN); empty: the whole release. */
   atoms: string[];
+  /** Atoms built without running their tests (a CI matrix tests them in shard jobs). */
+  skipTests?: string[];
+  /** Run this share of each gtest suite: GTEST_SHARD_INDEX = index - 1, GTEST_TOTAL_SHARDS = total. */
+  shard?: { index: number; total: number };
   overlay: string;
+  /** auto, all, indexes, gfx names; or none: one build without a GPU. */
   gpus: string[];
-  engine?: EngineName;
+  /** none: run in place, inside a container a CI engine started. */
+  engine?: EngineName | 'none';
   image: string;
   tree: string;
   distdir?: string;
@@ -57,11 +63,12 @@ export interface TestOptions {
 
 export interface PlannedContainer {
   label: string;
-  gpu: SelectedGpu['gpu'];
+  gpu: Gpu | null;
   name: string;
   reportDir: string;
   job: ContainerJob;
-  run: RunSpec;
+  /** Absent when running in place. */
+  run?: RunSpec;
   argv: string[];
 }
 
@@ -73,7 +80,7 @@ export interface TestRunResult {
   reportDir: string;
   /** The engine command lines (what --dry-run prints). */
   commands: string[];
-  containers: { label: string; name: string; gfx: string; gpu: number; reportDir: string }[];
+  containers: { label: string; name: string; gfx: string | null; gpu: number | null; reportDir: string }[];
   reports: TestReport[];
   /** Stopped by a signal (some GPUs may not have been tested). */
   interrupted: boolean;
@@ -131,54 +138,82 @@ async function checkTree(tree: string): Promise<void> {
  */
 export async function prepareRun(options: TestOptions): Promise<{ plan: TestPlan; topology: Topology; engine: EngineInfo; containers: PlannedContainer[]; notes: string[]; pkgdir: string; distdir: string }> {
   const { model } = options;
-  const plan = testPlan(model, options.atoms.length ? resolveAtoms(model, options.atoms) : undefined, options.tests);
+  const plan = testPlan(model, options.atoms.length ? resolveAtoms(model, options.atoms) : undefined, options.tests, {
+    skipTests: resolveAtoms(model, options.skipTests ?? []),
+  });
   const overlay = path.resolve(options.overlay);
   const repoName = await checkOverlay(overlay, plan);
   const tree = path.resolve(options.tree);
   await checkTree(tree);
 
   const roots = rootsFromEnv(options.env);
+  const noGpu = options.gpus.includes('none');
+  if (noGpu && options.gpus.length > 1) throw new UserError('--gpu none cannot be combined with other --gpu values', ExitCode.invalidInput);
   const devices = await loadDeviceTable(deviceTablePath(model.manifest.targetsFile)).catch(() => undefined);
   const topology = await readTopology(roots, devices);
-  const { selected, notes } = selectGpus(topology, options.gpus, model.release.policy, model.release.version);
+  const { selected, notes } = noGpu ? { selected: [], notes: [] as string[] } : selectGpus(topology, options.gpus, model.release.policy, model.release.version);
 
-  const found = await detectEngine(options.engine, options.env);
-  if (!found && !options.dryRun) throw noEngineError(options.engine);
-  const engineName = found ?? options.engine ?? 'podman';
-  const engine: EngineInfo = found
-    ? await engineInfo(found, options.env)
-    : { name: engineName, version: 'not installed', rootless: engineName === 'podman' && process.getuid?.() !== 0 };
-  if (!found) notes.push(`${engineName} is not installed: the commands are shown, nothing can run here`);
+  const inPlace = options.engine === 'none';
+  let engine: EngineInfo;
+  if (inPlace) {
+    engine = { name: 'none', version: 'in place', rootless: false, outer: await containerEngineHere(options.env) };
+    if (!engine.outer && !options.dryRun) {
+      throw new UserError(
+        '--engine none runs Portage on this machine, rewriting /etc/portage and /etc/group: it is meant for CI jobs that already run in a Gentoo container, and no container was detected (/.dockerenv, /run/.containerenv). Set ROCM_EBUILD_IN_CONTAINER=1 if this is one.',
+        ExitCode.invalidInput,
+      );
+    }
+    if (process.geteuid?.() !== 0 && !options.dryRun) throw new UserError('--engine none needs root: it configures Portage on this machine', ExitCode.invalidInput);
+  } else {
+    const wanted = options.engine as EngineName | undefined;
+    const found = await detectEngine(wanted, options.env);
+    if (!found && !options.dryRun) throw noEngineError(wanted);
+    const engineName = found ?? wanted ?? 'podman';
+    engine = found ? await engineInfo(found, options.env) : { name: engineName, version: 'not installed', rootless: engineName === 'podman' && process.geteuid?.() !== 0 };
+    if (!found) notes.push(`${engineName} is not installed: the commands are shown, nothing can run here`);
+  }
 
   const distdir = resolveDistdir(options.distdir, options.env);
   const pkgdir = path.resolve(options.pkgdir ?? path.join(cacheHome(options.env), 'binpkgs'));
   const reportRoot = path.resolve(options.reportDir);
   const runId = randomBytes(3).toString('hex');
-  const containers = selected.map(({ gpu, label }) => {
-    const render = gpu.render!;
-    const gids = [...new Set([topology.kfd.gid, render.gid].filter((g): g is number => g !== null))];
+  const shardEnv: Record<string, string> = options.shard ? { GTEST_SHARD_INDEX: String(options.shard.index - 1), GTEST_TOTAL_SHARDS: String(options.shard.total) } : {};
+  const usableGpus = topology.gpus.filter((g) => usable(topology, g));
+  const targets: { gpu: Gpu | null; label: string }[] = noGpu ? [{ gpu: null, label: NO_GPU_LABEL }] : selected;
+  const containers = targets.map(({ gpu, label }) => {
+    const render = gpu?.render ?? null;
+    const gids = gpu ? [...new Set([topology.kfd.gid, render!.gid].filter((g): g is number => g !== null))] : [];
+    const reportDir = path.join(reportRoot, label);
+    const paths = inPlace
+      ? { tree, overlay, distdir, pkgdir, log: reportDir, setup: path.join(reportDir, 'setup') }
+      : containerPaths(repoName);
     const job: ContainerJob = {
-      plan,
-      gfx: gpu.gfx!,
+      plan: noGpu ? withoutGpuTests(plan) : plan,
+      gfx: gpu?.gfx ?? null,
+      paths,
+      // In place the job's container may see every GPU of its machine: the runtime is told which one is ours.
+      testEnv: { ...(inPlace && gpu ? { ROCR_VISIBLE_DEVICES: String(usableGpus.indexOf(gpu)) } : {}), ...shardEnv },
       repoName,
       jobs: options.jobs,
       timeoutSeconds: options.timeoutSeconds,
       gids,
-      devices: [topology.kfd.path, render.path],
+      devices: gpu ? (inPlace ? [topology.kfd.hostPath, render!.hostPath] : [topology.kfd.path, render!.path]) : [],
       userpriv: !engine.rootless,
     };
-    const reportDir = path.join(reportRoot, label);
-    const name = `rocm-ebuild-${model.release.version.replace(/\./g, '')}-${label}-${runId}`;
+    const name = inPlace ? `in-place-${label}` : `rocm-ebuild-${model.release.version.replace(/\./g, '')}-${label}-${runId}`;
+    if (inPlace) return { label, gpu, name, reportDir, job, argv: ['/bin/sh', path.join(paths.setup, 'run.sh')] };
     const run: RunSpec = {
-      engine: engine.name,
+      engine: engine.name as EngineName,
       name,
       image: options.image,
-      devices: [
-        { host: topology.kfd.hostPath, container: topology.kfd.path },
-        { host: render.hostPath, container: render.path },
-      ],
-      groups: engine.rootless ? 'keep-groups' : gids,
-      seccompUnconfined: options.tests !== 'none' && plan.atoms.some((a) => a.runTests && a.gpuTests),
+      devices: gpu
+        ? [
+            { host: topology.kfd.hostPath, container: topology.kfd.path },
+            { host: render!.hostPath, container: render!.path },
+          ]
+        : [],
+      groups: !gpu ? [] : engine.rootless ? 'keep-groups' : gids,
+      seccompUnconfined: Boolean(gpu) && job.plan.atoms.some((a) => a.runTests && a.gpuTests),
       mounts: [
         { host: overlay, container: IN_CONTAINER.overlay(repoName), readOnly: true },
         { host: tree, container: IN_CONTAINER.tree, readOnly: true },
@@ -187,7 +222,7 @@ export async function prepareRun(options: TestOptions): Promise<{ plan: TestPlan
         { host: reportDir, container: IN_CONTAINER.log, readOnly: false },
         { host: path.join(reportDir, 'setup'), container: IN_CONTAINER.setup, readOnly: true },
       ],
-      labels: { 'io.rocm-ebuild.release': model.release.version, 'io.rocm-ebuild.gfx': gpu.gfx!, 'io.rocm-ebuild.run': runId },
+      labels: { 'io.rocm-ebuild.release': model.release.version, 'io.rocm-ebuild.gfx': gpu?.gfx ?? 'none', 'io.rocm-ebuild.run': runId },
       remove: !options.keep,
       command: ['/bin/sh', `${IN_CONTAINER.setup}/run.sh`],
     };
@@ -200,6 +235,21 @@ export async function prepareRun(options: TestOptions): Promise<{ plan: TestPlan
     return { label, gpu, name, reportDir, job, run, argv };
   });
   return { plan, topology, engine, containers, notes, pkgdir, distdir };
+}
+
+/** The report subdirectory of a build without a GPU. */
+export const NO_GPU_LABEL = 'no-gpu';
+
+/** Without a GPU, tests that need one cannot run: the packages are still built. */
+function withoutGpuTests(plan: TestPlan): TestPlan {
+  return { ...plan, atoms: plan.atoms.map((a) => (a.runTests && a.gpuTests ? { ...a, runTests: false, noTests: 'its tests need a GPU (--gpu none)', testEnv: {} } : a)) };
+}
+
+/** The container engine that runs this process's container, from the marks podman and docker leave, or the user's word. */
+async function containerEngineHere(env: NodeJS.ProcessEnv): Promise<EngineName | 'unknown' | undefined> {
+  if (existsSync('/run/.containerenv')) return 'podman';
+  if (existsSync('/.dockerenv')) return 'docker';
+  return env.ROCM_EBUILD_IN_CONTAINER ? 'unknown' : undefined;
 }
 
 /** A lock on one GPU's report directory: two runs writing one report would mix their results. */
@@ -351,7 +401,14 @@ async function runContainer(c: PlannedContainer, options: TestOptions, engine: E
     what = 'stopping';
     show();
     // SIGTERM to the script, which stops emerge and records what it was doing; SIGKILL after 10 s.
-    stopping ??= capture(stopCommand(engine.name, c.name, 10), { env: options.env }).then(async (r) => {
+    if (!c.run) {
+      child.kill('SIGTERM');
+      stopping ??= new Promise((resolve) => setTimeout(resolve, 10_000).unref()).then(() => {
+        if (child.exitCode === null) child.kill('SIGKILL');
+      });
+      return;
+    }
+    stopping ??= capture(stopCommand(c.run.engine, c.name, 10), { env: options.env }).then(async (r) => {
       if (r.code !== 0 && child.exitCode === null) child.kill('SIGKILL');
     });
   };
@@ -367,11 +424,11 @@ async function runContainer(c: PlannedContainer, options: TestOptions, engine: E
   });
   options.signal.removeEventListener('abort', stop);
   clearInterval(poll);
-  await stopping;
+  if (c.run) await stopping;
   await new Promise<void>((resolve) => consoleOut.end(() => resolve()));
-  if (!options.keep) {
+  if (c.run && !options.keep) {
     // --rm removes it when it ends; this covers an engine client that died first.
-    await capture(removeCommand(engine.name, c.name), { env: options.env });
+    await capture(removeCommand(c.run.engine, c.name), { env: options.env });
   }
 
   const ended = new Date();
@@ -380,25 +437,32 @@ async function runContainer(c: PlannedContainer, options: TestOptions, engine: E
     {
       tool: { name: 'rocm-ebuild', version: options.toolVersion },
       gfx: c.job.gfx,
-      amdgpuTargets: c.job.gfx,
-      device: {
-        index: c.gpu.index,
-        gfx: c.job.gfx,
-        ...(c.gpu.name ? { name: c.gpu.name } : {}),
-        ...(c.gpu.pciAddress ? { pciAddress: c.gpu.pciAddress } : {}),
-        ...(c.gpu.deviceId ? { deviceId: c.gpu.deviceId } : {}),
-        ...(c.gpu.uniqueId ? { uniqueId: c.gpu.uniqueId } : {}),
-        renderNode: c.gpu.render!.path,
-        ...(c.gpu.computeUnits !== null ? { computeUnits: c.gpu.computeUnits } : {}),
-        ...(c.gpu.vramBytes !== null ? { vramBytes: c.gpu.vramBytes } : {}),
-      },
-      engine: { name: engine.name, version: engine.version },
+      ...(c.job.gfx ? { amdgpuTargets: c.job.gfx } : {}),
+      ...(c.gpu
+        ? {
+            device: {
+              index: c.gpu.index,
+              gfx: c.gpu.gfx!,
+              ...(c.gpu.name ? { name: c.gpu.name } : {}),
+              ...(c.gpu.pciAddress ? { pciAddress: c.gpu.pciAddress } : {}),
+              ...(c.gpu.deviceId ? { deviceId: c.gpu.deviceId } : {}),
+              ...(c.gpu.uniqueId ? { uniqueId: c.gpu.uniqueId } : {}),
+              renderNode: c.gpu.render!.path,
+              ...(c.gpu.computeUnits !== null ? { computeUnits: c.gpu.computeUnits } : {}),
+              ...(c.gpu.vramBytes !== null ? { vramBytes: c.gpu.vramBytes } : {}),
+            },
+          }
+        : {}),
+      engine:
+        engine.name === 'none'
+          ? { name: engine.outer === 'docker' || engine.outer === 'podman' ? engine.outer : 'none', version: 'in place' }
+          : { name: engine.name, version: engine.version },
       image: options.image,
       started: started.toISOString(),
       ended: ended.toISOString(),
       container: { name: c.name, kept: options.keep },
     },
-    plan,
+    c.job.plan,
     {
       status,
       phases: parsePhases(await readFile(phasesFile, 'utf8').catch(() => '')),
@@ -411,9 +475,10 @@ async function runContainer(c: PlannedContainer, options: TestOptions, engine: E
       tail: (rel) => tailOf(path.join(c.reportDir, rel)),
     },
   );
-  const problems = reportProblems(report);
+  const file = reportFileName(report);
+  const problems = reportProblems(report, { relaxed: file !== 'report.json' });
   if (problems.length > 0) throw new Error(`internal error: the report of ${c.label} does not match schemas/test-report.schema.json: ${problems.join('; ')}`);
-  await writeAtomic(path.join(c.reportDir, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
+  await writeAtomic(path.join(c.reportDir, file), `${JSON.stringify(report, null, 2)}\n`);
   await writeAtomic(path.join(c.reportDir, 'junit.xml'), junitXml(report, await readGtestReports(path.join(c.reportDir, REPORT_FILES.gtest), c.reportDir)));
   await writeAtomic(path.join(c.reportDir, 'report.md'), markdownReport(report));
   return report;
@@ -436,14 +501,14 @@ export async function runTests(options: TestOptions): Promise<TestRunResult> {
     engine,
     reportDir: reportRoot,
     commands: containers.map((c) => shellLine(c.argv)),
-    containers: containers.map((c) => ({ label: c.label, name: c.name, gfx: c.job.gfx, gpu: c.gpu.index, reportDir: c.reportDir })),
+    containers: containers.map((c) => ({ label: c.label, name: c.name, gfx: c.job.gfx, gpu: c.gpu?.index ?? null, reportDir: c.reportDir })),
     reports: [],
     interrupted: false,
     notes,
   };
   if (options.dryRun) return result;
 
-  await ensureImage(engine.name, options.image, { env: options.env, note: (t) => options.progress.note(t), tty: Boolean(process.stderr.isTTY) });
+  if (engine.name !== 'none') await ensureImage(engine.name, options.image, { env: options.env, note: (t) => options.progress.note(t), tty: Boolean(process.stderr.isTTY) });
   await mkdir(prepared.distdir, { recursive: true });
   await mkdir(prepared.pkgdir, { recursive: true });
   options.progress.start();

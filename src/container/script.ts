@@ -1,4 +1,4 @@
-import { IN_CONTAINER, REPORT_FILES } from './layout.js';
+import { REPORT_FILES } from './layout.js';
 import { emergeAtom, type ContainerJob } from './portage.js';
 
 /** A word for sh, single-quoted unless it is plainly safe. */
@@ -21,15 +21,15 @@ export const SCRIPT_EXIT = { passed: 0, failed: 1, setup: 2, gpuAccess: 3, inter
  * the script.
  */
 export function containerScript(job: ContainerJob): string {
-  const log = IN_CONTAINER.log;
-  const setup = IN_CONTAINER.setup;
+  const log = shellWord(job.paths.log);
+  const setup = shellWord(job.paths.setup);
   const tested = job.plan.atoms.map((a) => a.atom);
   const args = job.plan.atoms.map((a) => shellWord(emergeAtom(a, job.repoName)));
   const common = '--oneshot --usepkg --binpkg-respect-use=y --with-bdeps=y --quiet-build=y --color=n --nospinner';
   const exclude = shellWord(tested.join(' '));
   const lines = [
     '#!/bin/sh',
-    `# Written by rocm-ebuild test: ROCm ${job.plan.release} on ${job.gfx}, ${job.plan.tier} tests.`,
+    `# Written by rocm-ebuild test: ROCm ${job.plan.release} ${job.gfx ? `on ${job.gfx}` : 'without a GPU'}, ${job.plan.tier} tests.`,
     '# Runs inside the container as root; results go to the status file.',
     'set -u',
     `LOG=${log}`,

@@ -12,9 +12,9 @@ export interface SelectedGpu {
 
 const describe = (g: Gpu) => `${g.gfx ?? '?'} (GPU ${g.index}${g.name ? `, ${g.name}` : ''})`;
 
-/** "auto", "all", an index or a gfx name: what --gpu accepts. */
+/** "auto", "all", "none", an index or a gfx name: what --gpu accepts. */
 export function isGpuRequest(value: string): boolean {
-  return value === 'auto' || value === 'all' || /^[0-9]+$/.test(value) || isGfxName(value);
+  return value === 'auto' || value === 'all' || value === 'none' || /^[0-9]+$/.test(value) || isGfxName(value);
 }
 
 /**

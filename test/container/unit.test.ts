@@ -9,6 +9,7 @@ import { junitXml } from '../../src/container/junit.js';
 import { markdownReport } from '../../src/container/markdown.js';
 import { resolveAtoms, testPlan, type TestPlan } from '../../src/container/plan.js';
 import { makeConfValue, portageFiles, type ContainerJob } from '../../src/container/portage.js';
+import { containerPaths } from '../../src/container/layout.js';
 import { emergedPackages, parsePhases, parseStatus, phasesBySegment, splitConsole, splitCpv } from '../../src/container/records.js';
 import { buildReport, reportProblems, type ReportMeta, type RunOutcome } from '../../src/container/report.js';
 import { parseDuration } from '../../src/container/run.js';
@@ -36,7 +37,7 @@ before(async function () {
 });
 
 function job(plan: TestPlan, over: Partial<ContainerJob> = {}): ContainerJob {
-  return { plan, gfx: 'gfx90a', repoName: 'rocm', jobs: 8, timeoutSeconds: 3600, gids: [110, 44], devices: ['/dev/kfd', '/dev/dri/renderD128'], userpriv: true, ...over };
+  return { plan, gfx: 'gfx90a', paths: containerPaths('rocm'), testEnv: {}, repoName: 'rocm', jobs: 8, timeoutSeconds: 3600, gids: [110, 44], devices: ['/dev/kfd', '/dev/dri/renderD128'], userpriv: true, ...over };
 }
 
 const spec: RunSpec = {
@@ -153,7 +154,7 @@ describe('container: Portage configuration and script', function () {
       files['env/rocm-ebuild/sci-libs_rocPRIM.conf'],
       '# Written by rocm-ebuild test: ROCm 6.2.2 on gfx90a.\nFEATURES="test"\nGTEST_OUTPUT="xml:/var/log/rocm-ebuild/gtest/sci-libs/rocPRIM/"\nGTEST_FILTER="*/0.*"\n',
     );
-    assert.match(files['conf/repos.conf']!, /^\[rocm\]\nlocation = \/var\/db\/repos\/rocm\n/m);
+    assert.match(files['conf/repos.conf']!, /^\[gentoo\]\nlocation = \/var\/db\/repos\/gentoo\n\n\[rocm\]\nlocation = \/var\/db\/repos\/rocm\n/m);
     assert.match(files['sandbox.conf']!, /^SANDBOX_WRITE="\/var\/log\/rocm-ebuild\/"$/m);
     assert.match(portageFiles(job(plan, { userpriv: false }))['make.conf']!, /FEATURES="buildpkg binpkg-multi-instance -news -userpriv -usersandbox"/);
   });
