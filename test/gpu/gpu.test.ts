@@ -102,7 +102,7 @@ describe('gpu: KFD topology', function () {
   });
 
   it('an MI300X in CPX mode: four partitions of one device, each its own GPU', async () => {
-    const t = await readTopology(await host('mi300x-cpx'));
+    const t = await readTopology(await host('mi300x-cpx'), await loadDeviceTable(deviceTablePath(defaultTargetsPath)));
     assert.equal(t.gpus.length, 5);
     assert.deepEqual(t.gpus.map((g) => g.partition), [
       { index: 0, count: 4 },
