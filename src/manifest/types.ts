@@ -85,6 +85,10 @@ export interface TestsSpec {
   command?: { dir?: BashScalar; argv: BashScalar[]; env?: Record<string, BashScalar> };
   env?: Record<string, BashScalar>;
   skip?: string[];
+  /** The smoke tier of `rocm-ebuild test --tests smoke`. */
+  smoke?: { gtest_filter?: string; env?: Record<string, string>; reason?: string };
+  /** CI matrices split the test run into this many gtest shards. */
+  shards?: number;
 }
 
 export type PrepareOp = { reason?: string; when?: string } & (

@@ -12,7 +12,7 @@ describe('CLI conventions', function () {
   this.timeout(60_000);
 
   it('has the commands the README documents', () => {
-    assert.deepEqual(commands, ['bump', 'eclass', 'eclassdoc', 'graph', 'lint', 'manifest', 'render', 'validate']);
+    assert.deepEqual(commands, ['bump', 'eclass', 'eclassdoc', 'graph', 'lint', 'manifest', 'matrix', 'render', 'test', 'validate']);
   });
 
   for (const command of commands) {

@@ -1,0 +1,40 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../cli/base-command.js';
+import { matrixFlags } from '../../cli/matrix-flags.js';
+import { loadManifestOrFail, stackFor } from '../../cli/stack.js';
+import { emitOptions } from '../../matrix/ci-command.js';
+import { githubWorkflow } from '../../matrix/emit.js';
+import { matrixOptions, writeOutput } from '../../matrix/flags.js';
+import { matrixPlan } from '../../matrix/plan.js';
+
+export default class CiGithub extends BaseCommand {
+  static override summary = 'Write a GitHub Actions workflow that tests the release on self-hosted GPU runners';
+  static override description = `A plan job prints the matrix; a base job on a CPU runner builds the packages without GPU targets and
+uploads them as binary packages; a test job (fail-fast off) runs one job per gfx target and per test shard on
+runners labelled [self-hosted, linux, x64, rocm-<gfx>] (see --label-scheme), each in a stage3 container given
+/dev/kfd and /dev/dri with ROCm's seccomp profile, running \`rocm-ebuild test --engine none --gpu <gfx>\`; reports
+and JUnit are uploaded as artifacts. Actions are pinned to release commits. Register one runner per GPU with the
+label of its gfx (\`rocm-ebuild gpu list\` tells which).
+
+Exit codes: 0 written, 2 invalid flags, manifest, release or gfx.`;
+
+  static override examples = [
+    { description: 'Into the overlay, for two targets', command: '<%= config.bin %> <%= command.id %> --version 6.2.2 --gpu gfx90a --gpu gfx1100 --output .github/workflows/rocm-test.yml' },
+    { description: 'Runners labelled gpu-<gfx>', command: "<%= config.bin %> <%= command.id %> --version 6.2.2 --label-scheme 'gpu-{gfx}'" },
+  ];
+
+  static override flags = {
+    ...matrixFlags,
+    output: Flags.string({ char: 'o', description: 'write here instead of stdout', helpValue: 'FILE' }),
+    tool: Flags.string({ description: 'how jobs run rocm-ebuild (default: npx --yes rocm-ebuild@<this version>)', helpValue: 'COMMAND' }),
+  };
+
+  async run(): Promise<{ file: string | null; text: string }> {
+    const { flags } = await this.parse(CiGithub);
+    const model = await stackFor(await loadManifestOrFail(flags.manifest), flags.version);
+    const text = githubWorkflow(matrixPlan(model, matrixOptions(flags)), emitOptions(flags.tool, this.config.version, ['ci', 'github', ...this.argv]));
+    const file = flags.output ? await writeOutput(flags.output, text) : null;
+    if (!file && !this.jsonEnabled()) process.stdout.write(text);
+    return { file, text };
+  }
+}

@@ -1,0 +1,38 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../cli/base-command.js';
+import { matrixFlags } from '../../cli/matrix-flags.js';
+import { loadManifestOrFail, stackFor } from '../../cli/stack.js';
+import { emitOptions } from '../../matrix/ci-command.js';
+import { gitlabPipeline } from '../../matrix/emit.js';
+import { matrixOptions, writeOutput } from '../../matrix/flags.js';
+import { matrixPlan } from '../../matrix/plan.js';
+
+export default class CiGitlab extends BaseCommand {
+  static override summary = 'Write a GitLab CI pipeline that tests the release on GPU runners';
+  static override description = `The same jobs as \`rocm-ebuild matrix\`: a plan job, a base job (runner tag rocm-cpu) whose binary
+packages pass to the others as artifacts, then one job per gfx target (tag rocm-<gfx>, see --label-scheme) and per
+test shard, each running \`rocm-ebuild test --engine none --gpu <gfx>\` in the stage3 image and publishing the JUnit
+reports. The header documents the docker-executor runner configuration each GPU needs (devices, group_add,
+security_opt).
+
+Exit codes: 0 written, 2 invalid flags, manifest, release or gfx.`;
+
+  static override examples = [
+    { description: 'The pipeline for two targets', command: '<%= config.bin %> <%= command.id %> --version 6.2.2 --gpu gfx90a --gpu gfx1100 --output .gitlab-ci.yml' },
+  ];
+
+  static override flags = {
+    ...matrixFlags,
+    output: Flags.string({ char: 'o', description: 'write here instead of stdout', helpValue: 'FILE' }),
+    tool: Flags.string({ description: 'how jobs run rocm-ebuild (default: npx --yes rocm-ebuild@<this version>)', helpValue: 'COMMAND' }),
+  };
+
+  async run(): Promise<{ file: string | null; text: string }> {
+    const { flags } = await this.parse(CiGitlab);
+    const model = await stackFor(await loadManifestOrFail(flags.manifest), flags.version);
+    const text = gitlabPipeline(matrixPlan(model, matrixOptions(flags)), emitOptions(flags.tool, this.config.version, ['ci', 'gitlab', ...this.argv]));
+    const file = flags.output ? await writeOutput(flags.output, text) : null;
+    if (!file && !this.jsonEnabled()) process.stdout.write(text);
+    return { file, text };
+  }
+}

@@ -1,0 +1,107 @@
+import { closest } from '../manifest/schema-validator.js';
+import type { ResolvedComponent, StackModel } from '../model/resolve.js';
+import { buildGraph, type BuildGraph } from '../plan/graph.js';
+import { UserError } from '../util/errors.js';
+import { ExitCode } from '../util/exit-codes.js';
+
+/** How much of each package's test suite runs. */
+export type TestTier = 'none' | 'smoke' | 'full';
+export const TEST_TIERS: readonly TestTier[] = ['none', 'smoke', 'full'];
+
+export interface PlannedAtom {
+  atom: string;
+  version: string;
+  /** FEATURES=test for it (in this tier). */
+  runTests: boolean;
+  /** Why its tests do not run, when they do not. */
+  noTests?: string;
+  /** Its tests need a GPU (check_amdgpu). */
+  gpuTests: boolean;
+  /** Environment its src_test gets in this tier (GTEST_FILTER and the smoke tier's env). */
+  testEnv: Record<string, string>;
+  /** Built per GPU target (offers amdgpu_targets_* flags). */
+  targets: string[];
+  /** Atoms under test it needs, directly or through other packages: it is not run when one of them failed. */
+  needs: string[];
+}
+
+export interface TestPlan {
+  release: string;
+  tier: TestTier;
+  /** The atoms under test, in build order. */
+  atoms: PlannedAtom[];
+  /** Every package of the release (their keywords are accepted in the container). */
+  stack: string[];
+  graph: BuildGraph;
+}
+
+/** category/PN from category/PN or PN (or the component's name), with a suggestion for a typo. */
+export function resolveAtoms(model: StackModel, names: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const name of names) {
+    const bare = name.replace(/^=/, '').replace(/-[0-9][^/]*$/, '').replace(/::.*$/, '');
+    const c = model.byAtom.get(bare) ?? model.components.find((x) => x.pn === bare || x.name === bare);
+    if (!c) {
+      const near = closest(bare, [...model.byAtom.keys(), ...model.components.map((x) => x.pn)]);
+      throw new UserError(`no package ${name} in the ${model.release.version} stack${near ? `; did you mean ${near}?` : ''}`, ExitCode.invalidInput);
+    }
+    if (!out.includes(c.atom)) out.push(c.atom);
+  }
+  return out;
+}
+
+function testsOf(c: ResolvedComponent, tier: TestTier): Pick<PlannedAtom, 'runTests' | 'noTests' | 'gpuTests' | 'testEnv'> {
+  const tests = c.spec.tests;
+  const gpuTests = Boolean(tests?.gpu);
+  if (!tests) return { runTests: false, noTests: 'the package has no test suite', gpuTests, testEnv: {} };
+  if (tests.restrict) return { runTests: false, noTests: 'its tests cannot run from Portage (RESTRICT="test")', gpuTests, testEnv: {} };
+  if (tier === 'none') return { runTests: false, noTests: '--tests none', gpuTests, testEnv: {} };
+  if (tier === 'smoke') {
+    if (!tests.smoke) return { runTests: false, noTests: 'no smoke tier in the manifest (tests.smoke)', gpuTests, testEnv: {} };
+    return {
+      runTests: true,
+      gpuTests,
+      testEnv: { ...(tests.smoke.gtest_filter ? { GTEST_FILTER: tests.smoke.gtest_filter } : {}), ...(tests.smoke.env ?? {}) },
+    };
+  }
+  return { runTests: true, gpuTests, testEnv: {} };
+}
+
+/**
+ * The atoms a test run builds and tests, in build order, each with the atoms
+ * under test it depends on (through any path of the build graph, test-only
+ * edges included: a test that needs a failed package cannot pass either).
+ * `selection` undefined means the whole release.
+ */
+export function testPlan(model: StackModel, selection: readonly string[] | undefined, tier: TestTier, options: { skipTests?: readonly string[] } = {}): TestPlan {
+  const graph = buildGraph(model);
+  const chosen = new Set(selection ?? graph.order);
+  const deps = new Map<string, string[]>();
+  for (const e of graph.edges) deps.set(e.from, [...(deps.get(e.from) ?? []), e.to]);
+  const reach = new Map<string, Set<string>>();
+  const reachable = (atom: string): Set<string> => {
+    const known = reach.get(atom);
+    if (known) return known;
+    const out = new Set<string>();
+    reach.set(atom, out); // a cycle (test-only edges) ends here instead of looping
+    for (const d of deps.get(atom) ?? []) {
+      out.add(d);
+      for (const x of reachable(d)) out.add(x);
+    }
+    return out;
+  };
+  const atoms = graph.order
+    .filter((a) => chosen.has(a))
+    .map((atom) => {
+      const c = model.byAtom.get(atom)!;
+      const tests = options.skipTests?.includes(atom) ? { ...testsOf(c, 'none'), noTests: 'built only, tested elsewhere (--skip-tests)' } : testsOf(c, tier);
+      return {
+        atom,
+        version: c.version,
+        ...tests,
+        targets: c.targets,
+        needs: graph.order.filter((a) => a !== atom && chosen.has(a) && reachable(atom).has(a)),
+      };
+    });
+  return { release: model.release.version, tier, atoms, stack: graph.order, graph };
+}

@@ -1,0 +1,297 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Ajv } from 'ajv';
+import { schemasDir } from '../paths.js';
+import { classify, type FailureClass } from './classify.js';
+import { gtestCounts, type GtestReport } from './gtest.js';
+import { REPORT_FILES } from './layout.js';
+import type { TestPlan, TestTier } from './plan.js';
+import { emergedPackages, phasesBySegment, splitConsole, type PhaseRecord, type StatusRecord } from './records.js';
+
+/** The phases schemas/test-report.schema.json knows, in order. */
+export const REPORT_PHASES = ['resolve', 'fetch', 'unpack', 'prepare', 'configure', 'compile', 'test', 'install', 'merged'] as const;
+export type ReportPhase = (typeof REPORT_PHASES)[number];
+
+/** Portage's EBUILD_PHASE as the report names it. */
+export function reportPhase(ebuildPhase: string): ReportPhase | undefined {
+  switch (ebuildPhase) {
+    case 'pretend':
+    case 'setup':
+    case 'nofetch':
+    case 'fetch':
+      return 'fetch';
+    case 'unpack':
+    case 'prepare':
+    case 'configure':
+    case 'compile':
+    case 'test':
+    case 'install':
+      return ebuildPhase;
+    case 'instprep':
+    case 'package':
+    case 'preinst':
+    case 'postinst':
+    case 'merge':
+      return 'install';
+    default:
+      return undefined;
+  }
+}
+
+export interface AtomReport {
+  atom: string;
+  version?: string;
+  tested: boolean;
+  phase: ReportPhase;
+  result: 'passed' | 'failed' | 'skipped' | 'not-run';
+  binpkg?: boolean;
+  seconds: number;
+  failureClass: FailureClass | null;
+  message?: string;
+  logs: string[];
+  testCounts?: { total: number; failed: number; skipped: number };
+}
+
+export interface DeviceReport {
+  index?: number;
+  gfx: string;
+  name?: string;
+  pciAddress?: string;
+  deviceId?: string;
+  uniqueId?: string;
+  renderNode: string;
+  computeUnits?: number;
+  vramBytes?: number;
+}
+
+/** One container's report: schemas/test-report.schema.json, written as <report-dir>/<gfx>/report.json. */
+export interface TestReport {
+  schemaVersion: 1;
+  tool: { name: string; version: string };
+  release: string;
+  /** Null for a build without a GPU (written as build-report.json, not report.json). */
+  gfx: string | null;
+  amdgpuTargets?: string;
+  device?: DeviceReport;
+  /** "none": run in place in a container whose engine could not be told (written as report.in-place.json). */
+  engine: { name: 'podman' | 'docker' | 'none'; version?: string };
+  image: string;
+  tests: TestTier;
+  started: string;
+  ended: string;
+  result: 'passed' | 'failed' | 'interrupted' | 'error';
+  /** Why the run as a whole failed or could not proceed (optional, ours). */
+  message?: string;
+  /** The container's name, and whether it was kept (--keep) (optional, ours). */
+  container?: { name: string; kept: boolean };
+  atoms: AtomReport[];
+}
+
+/** What the container run left behind, read by the host. */
+export interface RunOutcome {
+  status: StatusRecord[];
+  phases: PhaseRecord[];
+  console: string;
+  /** Files under build/, relative to the report directory. */
+  buildLogs: string[];
+  gtest: GtestReport[];
+  /** rocm-ebuild stopped the run (Ctrl-C, SIGTERM). */
+  interrupted: boolean;
+  /** The engine's own exit status (the script's, or 125–127 when the engine failed to start it). */
+  engineStatus: number | null;
+  engineError?: string;
+  /** The last lines of a file under the report directory (build logs), for classification. */
+  tail: (relative: string) => Promise<string>;
+}
+
+export type ReportMeta = Omit<TestReport, 'result' | 'atoms' | 'message' | 'schemaVersion' | 'tests' | 'release'>;
+
+const elapsed = (records: readonly PhaseRecord[]): number => (records.length > 1 ? records[records.length - 1]!.time - records[0]!.time : 0);
+
+function logsOf(buildLogs: readonly string[], atom: string, version?: string): string[] {
+  const [cat, pn] = atom.split('/') as [string, string];
+  const prefix = `${cat}:${pn}-${version ?? ''}`;
+  return buildLogs.filter((f) => {
+    const base = path.basename(f);
+    return base.startsWith(prefix) && (version !== undefined || /^[0-9]/.test(base.slice(prefix.length)));
+  });
+}
+
+/**
+ * The report of one container run, from the status file (every result comes
+ * from an exit status recorded there), with phases, packages, classes and
+ * messages read from the phases file, the console and the build logs.
+ */
+export async function buildReport(meta: ReportMeta, plan: TestPlan, outcome: RunOutcome): Promise<TestReport> {
+  const consoleBy = splitConsole(outcome.console);
+  const phasesBy = phasesBySegment(outcome.phases);
+  const step = (name: string) => outcome.status.find((s) => s.step === name);
+  const atomStatus = (atom: string) => outcome.status.find((s) => s.step === 'atom' && s.atom === atom);
+  const text = (segment: string) => (consoleBy.get(segment) ?? []).join('\n');
+  const atoms: AtomReport[] = [];
+  let runMessage: string | undefined;
+  let runClass: FailureClass | null = null;
+
+  // The steps before the atoms: any of them failing leaves the atoms not run.
+  const setup = step('setup');
+  const gpu = step('gpu');
+  const resolve = step('resolve');
+  const deps = step('deps');
+  if (!setup || setup.status !== 0) {
+    runMessage = outcome.engineError ?? (setup ? `setting up the container failed: ${setup.note || `exit status ${setup.status}`}` : outcome.interrupted ? 'interrupted before the container was set up' : 'the container did not start');
+    runClass = outcome.interrupted ? 'interrupted' : null;
+  } else if (!gpu || gpu.status !== 0) {
+    if (gpu || !outcome.interrupted) {
+      const c = classify({ step: 'gpu', status: gpu?.status ?? null, timedOut: false, interrupted: outcome.interrupted, text: text('gpu') });
+      runMessage = c.message;
+      runClass = c.failureClass;
+    } else {
+      runClass = 'interrupted';
+      runMessage = 'interrupted';
+    }
+  } else if (!resolve || resolve.status !== 0) {
+    const c = classify({ step: 'resolve', status: resolve?.status ?? null, timedOut: false, interrupted: outcome.interrupted || !resolve, text: text('resolve') });
+    runMessage = c.message;
+    runClass = c.failureClass;
+  } else {
+    // Dependencies: what emerge merged, each with its own outcome.
+    const emerged = emergedPackages(consoleBy.get('deps') ?? []);
+    const depPhases = phasesBy.get('deps') ?? [];
+    for (const e of emerged) {
+      const own = depPhases.filter((p) => p.atom === e.atom);
+      const last = own.length ? reportPhase(own[own.length - 1]!.phase) : undefined;
+      const logs = logsOf(outcome.buildLogs, e.atom, e.version);
+      let failure: { failureClass: FailureClass; message: string } | undefined;
+      if (e.failedPhase) {
+        const tail = logs.length ? await outcome.tail(logs[logs.length - 1]!) : '';
+        failure = classify({ step: 'deps', status: deps?.status ?? 1, timedOut: false, interrupted: false, phase: reportPhase(e.failedPhase) ?? last, text: `${text('deps')}\n${tail}` });
+      } else if (!e.done && outcome.interrupted) {
+        failure = { failureClass: 'interrupted', message: 'interrupted' };
+      }
+      atoms.push({
+        atom: e.atom,
+        version: e.version,
+        tested: false,
+        phase: e.done ? 'merged' : e.failedPhase ? (reportPhase(e.failedPhase) ?? last ?? 'fetch') : (last ?? 'fetch'),
+        result: e.done ? 'passed' : e.failedPhase ? 'failed' : 'not-run',
+        binpkg: e.binpkg,
+        seconds: elapsed(own),
+        failureClass: failure?.failureClass ?? null,
+        ...(failure ? { message: failure.message } : {}),
+        logs: [...logs, REPORT_FILES.console],
+      });
+    }
+    if (!deps || deps.status !== 0) {
+      const failedDep = atoms.find((a) => a.result === 'failed');
+      if (failedDep) {
+        runMessage = `dependency ${failedDep.atom}-${failedDep.version} failed: ${failedDep.message}`;
+        runClass = failedDep.failureClass;
+      } else {
+        const c = classify({ step: 'deps', status: deps?.status ?? null, timedOut: false, interrupted: outcome.interrupted || !deps, text: text('deps') });
+        runMessage = `building the dependencies failed: ${c.message}`;
+        runClass = c.failureClass;
+      }
+    }
+  }
+
+  const gtestOf = (atom: string) => outcome.gtest.filter((g) => g.file.startsWith(`${REPORT_FILES.gtest}/${atom}/`));
+  let anyFailed = false;
+  for (const planned of plan.atoms) {
+    const gtest = gtestOf(planned.atom);
+    const counts: { testCounts?: AtomReport['testCounts'] } = gtest.length ? { testCounts: gtestCounts(gtest) } : {};
+    const logs = [...logsOf(outcome.buildLogs, planned.atom, planned.version), ...gtest.map((g) => g.file), REPORT_FILES.console];
+    const base = { atom: planned.atom, version: planned.version, tested: true, binpkg: false, logs, ...counts };
+    const s = atomStatus(planned.atom);
+    if (!s) {
+      const interrupted = outcome.interrupted;
+      atoms.push({
+        ...base,
+        phase: 'resolve',
+        result: 'not-run',
+        seconds: 0,
+        failureClass: runClass ?? (interrupted ? 'interrupted' : null),
+        message: `not run: ${runMessage ?? (interrupted ? 'interrupted' : 'the run ended before it')}`,
+      });
+      continue;
+    }
+    const own = phasesBy.get(`atom:${planned.atom}`)?.filter((p) => p.atom === planned.atom) ?? [];
+    const last = own.length ? reportPhase(own[own.length - 1]!.phase) : undefined;
+    if (s.status === null) {
+      anyFailed = true;
+      atoms.push({ ...base, phase: 'resolve', result: 'skipped', seconds: 0, failureClass: null, message: `not run: ${s.note}` });
+      continue;
+    }
+    if (s.status === 0) {
+      atoms.push({
+        ...base,
+        phase: 'merged',
+        result: 'passed',
+        seconds: s.seconds,
+        failureClass: null,
+        ...(planned.runTests ? {} : { message: `built, not tested: ${planned.noTests}` }),
+      });
+      continue;
+    }
+    const interrupted = outcome.interrupted && s.note !== 'timeout';
+    const buildLog = logsOf(outcome.buildLogs, planned.atom, planned.version).pop();
+    const tail = buildLog ? await outcome.tail(buildLog) : '';
+    const c = classify({ step: 'atom', status: s.status, timedOut: s.note === 'timeout', interrupted, phase: last, text: `${text(`atom:${planned.atom}`)}\n${tail}` });
+    if (!interrupted) anyFailed = true;
+    const tc = counts.testCounts;
+    const names = gtest.flatMap((g) => g.suites.flatMap((su) => su.cases.filter((x) => x.failure !== undefined).map((x) => `${su.name}.${x.name}`)));
+    const failedTests =
+      tc && tc.failed > 0 && c.failureClass === 'test'
+        ? ` (${tc.failed} of ${tc.total} tests failed: ${names.slice(0, 3).join(', ')}${names.length > 3 ? ', …' : ''})`
+        : '';
+    atoms.push({ ...base, phase: last ?? 'resolve', result: interrupted ? 'not-run' : 'failed', seconds: s.seconds, failureClass: c.failureClass, message: c.message + failedTests });
+  }
+
+  let result: TestReport['result'];
+  if (outcome.interrupted) result = 'interrupted';
+  else if (!setup || setup.status !== 0 || !gpu || gpu.status !== 0 || (outcome.engineStatus !== null && outcome.engineStatus >= 125 && outcome.status.length === 0)) result = 'error';
+  else if (runMessage || anyFailed || atoms.some((a) => a.result === 'failed')) result = 'failed';
+  else result = 'passed';
+  return {
+    schemaVersion: 1,
+    ...meta,
+    release: plan.release,
+    tests: plan.tier,
+    result,
+    ...(runMessage ? { message: runMessage } : {}),
+    atoms,
+  };
+}
+
+let strict: ((data: unknown) => boolean) & { errors?: unknown } | undefined;
+let relaxed: ((data: unknown) => boolean) & { errors?: unknown } | undefined;
+
+/**
+ * Where a report goes. report.json (what `pr body --tests` reads) follows the
+ * schema exactly; a build without a GPU has no gfx and goes to
+ * build-report.json, an in-place run whose engine is unknown to
+ * report.in-place.json: the same shape, outside the contract.
+ */
+export function reportFileName(report: Pick<TestReport, 'gfx' | 'engine'>): string {
+  if (report.gfx === null) return 'build-report.json';
+  if (report.engine.name === 'none') return 'report.in-place.json';
+  return 'report.json';
+}
+
+/** Problems of a report against schemas/test-report.schema.json (empty when it conforms); relaxed: gfx may be null, engine "none". */
+export function reportProblems(report: unknown, options: { relaxed?: boolean } = {}): string[] {
+  if (!strict || !relaxed) {
+    const schema = JSON.parse(readFileSync(path.join(schemasDir, 'test-report.schema.json'), 'utf8')) as {
+      $id?: string;
+      properties: { gfx: unknown; engine: { properties: { name: { enum: string[] } } } };
+    };
+    strict = new Ajv({ allErrors: true, strict: false }).compile(schema);
+    const loose = structuredClone(schema);
+    delete loose.$id;
+    loose.properties.gfx = { anyOf: [{ type: 'null' }, loose.properties.gfx] };
+    loose.properties.engine.properties.name.enum.push('none');
+    relaxed = new Ajv({ allErrors: true, strict: false }).compile(loose);
+  }
+  const validate = options.relaxed ? relaxed : strict;
+  if (validate(report)) return [];
+  return ((validate.errors ?? []) as { instancePath: string; message?: string }[]).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`);
+}

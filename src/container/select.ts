@@ -1,0 +1,85 @@
+import { isGfxName } from '../gpu/gfx.js';
+import { usable, type Gpu, type Topology } from '../gpu/topology.js';
+import type { TargetPolicy } from '../model/resolve.js';
+import { UserError } from '../util/errors.js';
+import { ExitCode } from '../util/exit-codes.js';
+
+export interface SelectedGpu {
+  gpu: Gpu;
+  /** The report subdirectory: the gfx, or gfx-gpuN when several GPUs of one gfx are tested. */
+  label: string;
+}
+
+const describe = (g: Gpu) => `${g.gfx ?? '?'} (GPU ${g.index}${g.name ? `, ${g.name}` : ''})`;
+
+/** "auto", "all", "none", an index or a gfx name: what --gpu accepts. */
+export function isGpuRequest(value: string): boolean {
+  return value === 'auto' || value === 'all' || value === 'none' || /^[0-9]+$/.test(value) || isGfxName(value);
+}
+
+/**
+ * The GPUs --gpu asks for, each to get its own container. auto (the default):
+ * one per distinct gfx the release's target policy offers; all: every GPU;
+ * an index; a gfx name: the first GPU of that gfx. Everything that would
+ * only fail later is refused now, saying what was looked at.
+ */
+export function selectGpus(topology: Topology, requests: readonly string[], policy: TargetPolicy, release: string): { selected: SelectedGpu[]; notes: string[] } {
+  const notes: string[] = [];
+  const good = topology.gpus.filter((g) => usable(topology, g));
+  if (good.length === 0) {
+    const seen = topology.gpus.map((g) => `  ${describe(g)}: ${g.problems.join('; ') || `${topology.kfd.hostPath} is missing`}`);
+    throw new UserError(
+      `no AMD GPU found: looked at ${topology.nodesDir} (${topology.cpuNodes} CPU node${topology.cpuNodes === 1 ? '' : 's'}, ${topology.gpus.length} GPU node${topology.gpus.length === 1 ? '' : 's'})` +
+        (seen.length || topology.problems.length ? `:\n${[...seen, ...topology.problems.map((p) => `  ${p}`)].join('\n')}` : '') +
+        '\nThe amdgpu kernel driver (with CONFIG_HSA_AMD) and /dev/kfd are needed; `rocm-ebuild gpu list` shows what was found.',
+      ExitCode.invalidInput,
+      { problems: topology.problems },
+    );
+  }
+  const offered = new Set([...policy.default, ...policy.optional]);
+  const policyText = `default-on: ${policy.default.join(' ')}; optional: ${policy.optional.join(' ')}`;
+  const present = () => good.map(describe).join(', ');
+  const chosen: Gpu[] = [];
+  const add = (g: Gpu) => {
+    if (!chosen.includes(g)) chosen.push(g);
+  };
+  const requireOffered = (g: Gpu) => {
+    if (!offered.has(g.gfx!)) {
+      throw new UserError(`${describe(g)} is not in ROCm ${release}'s target policy (${policyText})`, ExitCode.invalidInput);
+    }
+  };
+  for (const r of requests.length ? requests : ['auto']) {
+    if (r === 'auto') {
+      const byGfx = new Map<string, Gpu>();
+      for (const g of good) if (!byGfx.has(g.gfx!)) byGfx.set(g.gfx!, g);
+      for (const [gfx, g] of byGfx) {
+        if (offered.has(gfx)) add(g);
+        else notes.push(`skipping ${describe(g)}: ROCm ${release} does not offer ${gfx}`);
+      }
+      if (![...byGfx.keys()].some((x) => offered.has(x))) {
+        throw new UserError(`none of this host's GPUs (${present()}) is in ROCm ${release}'s target policy (${policyText})`, ExitCode.invalidInput);
+      }
+    } else if (r === 'all') {
+      for (const g of good) {
+        requireOffered(g);
+        add(g);
+      }
+    } else if (/^[0-9]+$/.test(r)) {
+      const g = topology.gpus[Number(r)];
+      if (!g) throw new UserError(`--gpu ${r}: there is no GPU ${r}; this host has ${present()}`, ExitCode.invalidInput);
+      if (!usable(topology, g)) throw new UserError(`--gpu ${r}: ${describe(g)} cannot be used: ${g.problems.join('; ') || `${topology.kfd.hostPath} is missing`}`, ExitCode.invalidInput);
+      requireOffered(g);
+      add(g);
+    } else if (isGfxName(r)) {
+      const g = good.find((x) => x.gfx === r);
+      if (!g) throw new UserError(`--gpu ${r}: no ${r} GPU on this host; it has ${present()}`, ExitCode.invalidInput);
+      requireOffered(g);
+      add(g);
+    } else {
+      throw new UserError(`--gpu ${r}: expected auto, all, a GPU index or a gfx name such as gfx90a`, ExitCode.invalidInput);
+    }
+  }
+  const count = new Map<string, number>();
+  for (const g of chosen) count.set(g.gfx!, (count.get(g.gfx!) ?? 0) + 1);
+  return { selected: chosen.map((gpu) => ({ gpu, label: count.get(gpu.gfx!)! > 1 ? `${gpu.gfx}-gpu${gpu.index}` : gpu.gfx! })), notes };
+}
