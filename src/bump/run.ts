@@ -16,7 +16,7 @@ import {
   type ManifestEntry,
 } from '../distfiles/index.js';
 import { eclassPath, loadTargetTable, renderAmdgpuTargetsDesc } from '../eclass/index.js';
-import { addSummary, commitMessage, dropSummary } from '../git/messages.js';
+import { addSummary, applyBugTrailers, commitMessage, dropSummary, parseBugRef, type BugRef } from '../git/messages.js';
 import { gitIdentity, gitSignatures, OverlayRepo, type Identity, type Person } from '../git/repo.js';
 import { CommitBuilder, type CommitSpec } from '../git/transaction.js';
 import { OverlayLock } from '../git/lock.js';
@@ -58,6 +58,9 @@ export interface BumpOptions {
   timeoutMs?: number;
   retries?: number;
   mirrors: string[];
+  /** --bug / --closes values: bug numbers or https URLs, optionally "cat/pkg=…". */
+  bug?: string[];
+  closes?: string[];
   progress: Progress;
   distfileProgress?: DistfileProgress;
   warn(message: string): void;
@@ -230,6 +233,7 @@ class Session {
  */
 export async function runBump(o: BumpOptions): Promise<BumpResult> {
   // Everything that needs no work first: paths, flags, the manifest.
+  bugRefs(o);
   const dir = path.resolve(o.overlay);
   const where = await checkOverlayPath(dir, { create: !o.dryRun });
   const requested = o.maintainer !== undefined ? parseMaintainer(o.maintainer) : undefined;
@@ -287,6 +291,17 @@ interface Context {
   session: Session | undefined;
 }
 
+/** --bug/--closes as trailer refs; a value that is neither a bug number nor an https URL is refused. */
+function bugRefs(o: BumpOptions): { bug: BugRef[]; closes: BugRef[] } {
+  const parse = (flag: string, values: string[] = []) =>
+    values.map((v) => {
+      const r = parseBugRef(v);
+      if ('error' in r) throw new UserError(`--${flag}: ${r.error}`, ExitCode.invalidInput);
+      return r;
+    });
+  return { bug: parse('bug', o.bug), closes: parse('closes', o.closes) };
+}
+
 async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
   const { dir, repo, isRepo, model } = ctx;
   let session = ctx.session;
@@ -302,6 +317,12 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
     );
   }
   const plan = makePlan(model, state, { dropOld: o.dropOld });
+  const refs = bugRefs(o);
+  const changing = new Set(plan.entries.filter((e) => e.action !== 'keep').map((e) => e.atom));
+  const stray = [...refs.bug, ...refs.closes].filter((r) => r.atom !== undefined && !changing.has(r.atom)).map((r) => r.atom!);
+  if (stray.length > 0) {
+    throw new UserError(`--bug/--closes name ${[...new Set(stray)].join(', ')}, which this bump does not commit`, ExitCode.invalidInput);
+  }
   const creating = plan.scaffold.some((s) => s.what === 'repository' && s.action === 'add');
   const identity = ctx.identity ?? (await gitIdentity(isRepo ? dir : await existingParent(dir)).catch(() => undefined));
   const maintainer = chooseMaintainer(state, ctx.requested, creating, identity, model, o.dryRun);
@@ -373,6 +394,7 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
       ...addCommits,
       ...(await packageDropCommits(drops, afterAdds, model, signer)),
     ];
+    applyBugTrailers(commits, refs);
     result.commits = commits.map((c) => ({ subject: c.message.split('\n')[0]!, files: c.changes.map((x) => x.path) }));
     await noteIgnored(repo, commits, o);
 

@@ -58,6 +58,10 @@ export default class Bump extends BaseCommand {
       description: 'Create an overlay bound for ::gentoo: new packages name the Gentoo Science Project as maintainer',
       command: '<%= config.bin %> <%= command.id %> 6.2.2 --overlay ~/gentoo-rocm --maintainer gentoo',
     },
+    {
+      description: 'Reference the tracker bug from every commit, close one package\'s bump request with its commit',
+      command: '<%= config.bin %> <%= command.id %> 6.2.2 --overlay ~/gentoo --bug 940123 --closes sci-libs/rocBLAS=940200',
+    },
   ];
 
   static override args = {
@@ -91,6 +95,18 @@ export default class Bump extends BaseCommand {
       helpValue: 'VERSION',
     }),
     'base-url': { ...baseUrlFlag, description: `with --derive-from: ${baseUrlFlag.description}` },
+    bug: Flags.string({
+      description: "a Bug: trailer: a bug number (https://bugs.gentoo.org/N) or https URL, on every package commit, or on one package's as cat/pkg=N (repeat the flag for more)",
+      multiple: true,
+      multipleNonGreedy: true,
+      helpValue: 'N',
+    }),
+    closes: Flags.string({
+      description: "a Closes: trailer: on the last commit, or on one package's as cat/pkg=N (repeat the flag for more)",
+      multiple: true,
+      multipleNonGreedy: true,
+      helpValue: 'N',
+    }),
   };
 
   async run(): Promise<BumpResult | unknown> {
@@ -130,6 +146,8 @@ export default class Bump extends BaseCommand {
       ...(flags.timeout !== undefined ? { timeoutMs: flags.timeout * 1000 } : {}),
       ...(flags.retries !== undefined ? { retries: flags.retries } : {}),
       mirrors: [...(flags.mirror ?? []), ...mirrorsFromEnv()],
+      ...(flags.bug ? { bug: flags.bug } : {}),
+      ...(flags.closes ? { closes: flags.closes } : {}),
       progress: createProgress({ quiet: json }),
       distfileProgress: createDistfileProgress({ quiet: json }),
       warn: (m) => (json ? process.stderr.write(`warning: ${m}\n`) : this.warn(m)),

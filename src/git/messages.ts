@@ -43,3 +43,52 @@ function wrap(text: string, width: number): string {
     })
     .join('\n');
 }
+
+/** A bug for `bump --bug/--closes`: a URL, optionally tied to one package ("cat/pkg=123456"). */
+export interface BugRef {
+  atom?: string;
+  url: string;
+}
+
+/**
+ * "123456" → https://bugs.gentoo.org/123456; an https URL is kept as it is;
+ * "cat/pkg=…" ties either to that package's commits. Returns an error
+ * message for anything else: the value becomes a commit trailer line, so
+ * nothing but a plain URL may reach it.
+ */
+export function parseBugRef(text: string): BugRef | { error: string } {
+  const m = /^([A-Za-z0-9+_][A-Za-z0-9+_.-]*\/[A-Za-z0-9+_][A-Za-z0-9+_-]*)=(.*)$/.exec(text);
+  const atom = m?.[1];
+  const value = (m ? m[2]! : text).trim();
+  if (/^[1-9]\d{0,9}$/.test(value)) return { ...(atom ? { atom } : {}), url: `https://bugs.gentoo.org/${value}` };
+  let url: URL | undefined;
+  try {
+    url = /^https:\/\/[^\s\x00-\x1f\x7f]+$/.test(value) ? new URL(value) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (!url || !url.hostname) return { error: `"${text}" is neither a bug number nor an https URL (optionally as cat/pkg=N)` };
+  return { ...(atom ? { atom } : {}), url: value };
+}
+
+const PACKAGE_PREFIX = /^((?:[A-Za-z0-9+_][A-Za-z0-9+_.]*-[A-Za-z0-9+_.-]*|virtual)\/[A-Za-z0-9+_][A-Za-z0-9+_-]*): /;
+
+/**
+ * Add Bug:/Closes: trailers (before the sign-off) to a bump's commits: a
+ * package's own refs to its commits; unqualified Bug: to every package
+ * commit; an unqualified Closes: to the last commit, the one that completes
+ * the bump.
+ */
+export function applyBugTrailers(commits: { message: string }[], refs: { bug: BugRef[]; closes: BugRef[] }): void {
+  commits.forEach((c, i) => {
+    const atom = PACKAGE_PREFIX.exec(c.message)?.[1];
+    const last = i === commits.length - 1;
+    const lines = [
+      ...refs.bug.filter((r) => (r.atom ? r.atom === atom : atom !== undefined)).map((r) => `Bug: ${r.url}`),
+      ...refs.closes.filter((r) => (r.atom ? r.atom === atom : last)).map((r) => `Closes: ${r.url}`),
+    ];
+    if (lines.length === 0) return;
+    const at = c.message.lastIndexOf('\nSigned-off-by: ');
+    c.message = `${c.message.slice(0, at + 1)}${[...new Set(lines)].join('\n')}\n${c.message.slice(at + 1)}`;
+  });
+}
