@@ -1,0 +1,404 @@
+import type { Manifest } from '../manifest/load.js';
+import { compareVersions, inRange } from '../model/version.js';
+import type { CheckReport } from './check.js';
+import type { RangeContext } from './check.js';
+import { assigned, ebuildVars, unquote } from './ebuild-vars.js';
+import { runGit } from './git-read.js';
+import { parseMessage } from './message-check.js';
+import { ebuildOf, eclassOf } from './overlay-paths.js';
+import type { TestReport } from './test-reports.js';
+import { TEMPLATES, type TemplateName } from './templates.js';
+import type { PrResult } from './types.js';
+
+/**
+ * The pull request's text, in the shape ROCm stack pull requests to ::gentoo
+ * take: what the range does, the technical notes a reviewer asks about, the
+ * QA summary, GPU test results, the bugs it closes, and the repository's
+ * checklist. Gathered as data first (for --json), then rendered as Markdown.
+ */
+
+export interface AddedPackage {
+  atom: string;
+  versions: string[];
+  /** Versions at the range's base (empty for a new package). */
+  previous: string[];
+  newPackage: boolean;
+  description?: string;
+}
+
+export interface TargetChange {
+  name: string;
+  description: string;
+  before?: string;
+}
+
+export interface BodyData {
+  title: string;
+  /** No commit of the range changes more than one package. */
+  onePackagePerCommit: boolean;
+  release?: string;
+  range: { label: string; commits: number };
+  packages: {
+    added: AddedPackage[];
+    dropped: { atom: string; versions: string[] }[];
+    notAdded: { project: string; reason: string }[];
+  };
+  other: string[];
+  notes: {
+    llvm: { slots: string; ebuilds: number }[];
+    targets?: { newFile: boolean; added: TargetChange[]; removed: TargetChange[]; changed: TargetChange[] };
+    eclasses: { eclass: string; status: 'new' | 'changed' | 'removed'; added: number; removed: number; summaries: string[] }[];
+  };
+  qa: {
+    commits: number;
+    ebuilds: number;
+    counts: CheckReport['counts'];
+    shellcheck: boolean;
+    pkgcheck: string;
+    findings: PrResult[];
+  };
+  tests?: { reports: TestReport[]; rows: { atom: string; cells: Record<string, string> }[]; dependencyFailures: string[]; notes: string[] };
+  trailers: { closes: string[]; bugs: string[] };
+  template: { name: TemplateName; checklist: string[]; note?: string };
+}
+
+const TARGETS_DESC = 'profiles/desc/amdgpu_targets.desc';
+
+async function versionsAt(ctx: RangeContext, rev: string | undefined, atom: string): Promise<string[]> {
+  if (!rev) return [];
+  const tree = await ctx.objects.tree(`${rev}:${atom}`);
+  return (tree ?? [])
+    .map((e) => ebuildOf(`${atom}/${e.name}`)?.version)
+    .filter((v): v is string => v !== undefined)
+    .sort(compareVersions);
+}
+
+function parseDesc(text: string | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of (text ?? '').split('\n')) {
+    const m = /^([A-Za-z0-9_+-]+)\s+-\s+(.*)$/.exec(line.trim());
+    if (m) out.set(m[1]!, m[2]!);
+  }
+  return out;
+}
+
+/** Lines added and removed between two texts (a multiset count: order changes are not counted). */
+function lineDelta(before: string, after: string): { added: number; removed: number } {
+  const lines = (t: string) => (t === '' ? [] : t.replace(/\n$/, '').split('\n'));
+  const count = new Map<string, number>();
+  for (const l of lines(before)) count.set(l, (count.get(l) ?? 0) + 1);
+  let added = 0;
+  for (const l of lines(after)) {
+    const n = count.get(l) ?? 0;
+    if (n > 0) count.set(l, n - 1);
+    else added++;
+  }
+  const removed = [...count.values()].reduce((a, b) => a + b, 0);
+  return { added, removed };
+}
+
+export interface BodyOptions {
+  manifest?: Manifest;
+  template: TemplateName;
+  tests?: TestReport[];
+}
+
+export async function gatherBody(ctx: RangeContext, report: CheckReport, options: BodyOptions): Promise<BodyData> {
+  const { commits, objects, range } = ctx;
+  const base = range.base;
+  const head = range.head;
+  const addedVersions = new Map<string, Set<string>>();
+  const droppedVersions = new Map<string, Set<string>>();
+  const other: string[] = [];
+  const closes: string[] = [];
+  const bugs: string[] = [];
+  const eclassCommits = new Map<string, string[]>();
+
+  for (const c of commits) {
+    const parsed = parseMessage(c.message);
+    for (const t of parsed.trailers) {
+      if (t.tag === 'Closes' && !closes.includes(t.value)) closes.push(t.value);
+      if (t.tag === 'Bug' && !bugs.includes(t.value)) bugs.push(t.value);
+    }
+    let packageCommit = false;
+    for (const ch of c.changes) {
+      const e = ebuildOf(ch.path);
+      if (e && ch.status !== 'D') {
+        (addedVersions.get(e.key) ?? addedVersions.set(e.key, new Set()).get(e.key)!).add(e.version);
+        packageCommit = true;
+      }
+      const gone = ch.status === 'D' ? ebuildOf(ch.path) : ch.status === 'R' && ch.oldPath ? ebuildOf(ch.oldPath) : undefined;
+      if (gone) {
+        (droppedVersions.get(gone.key) ?? droppedVersions.set(gone.key, new Set()).get(gone.key)!).add(gone.version);
+        packageCommit = true;
+      }
+      const eclass = eclassOf(ch.path);
+      if (eclass) {
+        const list = eclassCommits.get(eclass) ?? [];
+        if (!list.includes(parsed.summary)) list.push(parsed.summary);
+        eclassCommits.set(eclass, list);
+      }
+    }
+    if (!packageCommit && parsed.summary) other.push(parsed.summary);
+  }
+
+  // Versions as they stand at the end: added ones still there, dropped ones gone.
+  const added: AddedPackage[] = [];
+  for (const [atom, set] of addedVersions) {
+    const now = new Set(await versionsAt(ctx, head, atom));
+    const versions = [...set].filter((v) => now.has(v)).sort(compareVersions);
+    if (versions.length === 0) continue;
+    const previous = await versionsAt(ctx, base, atom);
+    const newVersions = versions.filter((v) => !previous.includes(v));
+    if (newVersions.length === 0) continue;
+    const newPackage = previous.length === 0;
+    let description: string | undefined;
+    if (newPackage) {
+      const pn = atom.split('/')[1]!;
+      const text = await objects.text(`${head}:${atom}/${pn}-${newVersions.at(-1)!}.ebuild`);
+      const d = text !== undefined ? assigned(await ebuildVars(text), 'DESCRIPTION') : undefined;
+      if (d) description = unquote(d);
+    }
+    added.push({ atom, versions: newVersions, previous, newPackage, ...(description ? { description } : {}) });
+  }
+  const dropped: BodyData['packages']['dropped'] = [];
+  for (const [atom, set] of droppedVersions) {
+    const now = new Set(await versionsAt(ctx, head, atom));
+    const previous = new Set(await versionsAt(ctx, base, atom));
+    const versions = [...set].filter((v) => !now.has(v) && (previous.has(v) || !base)).sort(compareVersions);
+    if (versions.length > 0) dropped.push({ atom, versions });
+  }
+  added.sort((a, b) => a.atom.localeCompare(b.atom));
+  dropped.sort((a, b) => a.atom.localeCompare(b.atom));
+
+  // The release: the version most added packages move to.
+  const tally = new Map<string, number>();
+  for (const a of added) for (const v of a.versions) tally.set(v.replace(/-r\d+$/, ''), (tally.get(v.replace(/-r\d+$/, '')) ?? 0) + 1);
+  const [top, topCount] = [...tally].sort((a, b) => b[1] - a[1] || compareVersions(b[0], a[0]))[0] ?? ['', 0];
+  const release = topCount >= 4 && topCount * 2 > added.length ? top : undefined;
+
+  const notAdded =
+    release && options.manifest?.stack.releases[release]
+      ? (options.manifest.stack.excluded ?? []).filter((x) => inRange(release, x.releases)).map((x) => ({ project: x.project, reason: x.reason.replace(/\s+/g, ' ').trim() }))
+      : [];
+
+  // Technical notes: LLVM slots of the ebuilds as they end up, targets, eclasses.
+  const slots = new Map<string, number>();
+  for (const a of added) {
+    const pn = a.atom.split('/')[1]!;
+    for (const v of a.versions) {
+      const text = await objects.text(`${head}:${a.atom}/${pn}-${v}.ebuild`);
+      if (text === undefined) continue;
+      const compat = (await ebuildVars(text)).assignments.filter((x) => x.name === 'LLVM_COMPAT').at(-1);
+      if (!compat) continue;
+      const value = compat.raw.replace(/^\(\s*|\s*\)$/g, '').split(/\s+/).filter(Boolean).join(' ');
+      slots.set(value, (slots.get(value) ?? 0) + 1);
+    }
+  }
+  const llvm = [...slots].map(([s, ebuilds]) => ({ slots: s, ebuilds })).sort((a, b) => b.ebuilds - a.ebuilds);
+
+  let targets: BodyData['notes']['targets'];
+  const descBefore = base ? await objects.text(`${base}:${TARGETS_DESC}`) : undefined;
+  const descAfter = await objects.text(`${head}:${TARGETS_DESC}`);
+  if (descBefore !== descAfter) {
+    const b = parseDesc(descBefore);
+    const a = parseDesc(descAfter);
+    targets = {
+      newFile: descBefore === undefined,
+      added: [...a].filter(([k]) => !b.has(k)).map(([name, description]) => ({ name, description })),
+      removed: [...b].filter(([k]) => !a.has(k)).map(([name, description]) => ({ name, description })),
+      changed: [...a].filter(([k, v]) => b.has(k) && b.get(k) !== v).map(([name, description]) => ({ name, description, before: b.get(name)! })),
+    };
+  }
+  const eclasses: BodyData['notes']['eclasses'] = [];
+  for (const [eclass, summaries] of eclassCommits) {
+    const before = base ? await objects.text(`${base}:eclass/${eclass}.eclass`) : undefined;
+    const after = await objects.text(`${head}:eclass/${eclass}.eclass`);
+    if (before === after) continue;
+    const delta = lineDelta(before ?? '', after ?? '');
+    eclasses.push({ eclass, status: before === undefined ? 'new' : after === undefined ? 'removed' : 'changed', ...delta, summaries });
+  }
+
+  const tests = options.tests?.length ? testTable(options.tests, release) : undefined;
+  const pk = report.tools.pkgcheck;
+  const template = TEMPLATES[options.template];
+  return {
+    title: title(added, dropped, commits.map((c) => c.message.split('\n', 1)[0] ?? ''), release),
+    onePackagePerCommit: !report.results.some((r) => r.keyword === 'MultiplePackagesCommit'),
+    ...(release ? { release } : {}),
+    range: { label: range.label, commits: commits.length },
+    packages: { added, dropped, notAdded },
+    other,
+    notes: { llvm, ...(targets ? { targets } : {}), eclasses },
+    qa: {
+      commits: report.range.commits,
+      ebuilds: report.ebuildsLinted,
+      counts: report.counts,
+      shellcheck: report.tools.shellcheck,
+      pkgcheck: pk.ran ? `pkgcheck ran too (${pk.results} result${pk.results === 1 ? '' : 's'} folded in)` : (pk.reason ?? 'pkgcheck did not run'),
+      findings: report.results.filter((r) => r.level === 'error' || r.level === 'warning'),
+    },
+    ...(tests ? { tests } : {}),
+    trailers: { closes, bugs },
+    template: { name: template.name, checklist: template.checklist, ...(template.note ? { note: template.note } : {}) },
+  };
+}
+
+function title(added: AddedPackage[], dropped: { atom: string; versions: string[] }[], summaries: string[], release: string | undefined): string {
+  if (release) {
+    const libraries = added.every((a) => a.atom.startsWith('sci-libs/'));
+    const drops = [...new Set(dropped.flatMap((d) => d.versions.map((v) => v.replace(/-r\d+$/, ''))))].sort(compareVersions);
+    return `ROCm ${release}${libraries ? ' libraries' : ''}${drops.length ? `, drop ${drops.join(', ')}` : ''}`;
+  }
+  if (summaries.length === 1) return summaries[0]!;
+  // A few commits: list them, sharing the action when they share one ("a, b: add 6.2.2").
+  const parts = summaries.map((s) => /^([^:]+): (.*)$/.exec(s)).filter((m): m is RegExpExecArray => m !== null);
+  if (parts.length === summaries.length && parts.length > 0 && parts.every((p) => p[2] === parts[0]![2])) {
+    return `${parts.map((p) => p[1]).join(', ')}: ${parts[0]![2]}`;
+  }
+  return summaries.join('; ');
+}
+
+function cell(a: TestReport['atoms'][number] | undefined): string {
+  if (!a) return '—';
+  const c = a.testCounts;
+  const why = [a.failureClass, a.phase !== a.failureClass ? `${a.phase} phase` : undefined].filter(Boolean).join(', ');
+  if (a.result === 'passed') return `passed${c ? ` (${c.total} tests${c.skipped ? `, ${c.skipped} skipped` : ''})` : ''}`;
+  if (a.result === 'failed') return `**failed** (${why || 'unknown'})${c ? `: ${c.failed} of ${c.total} tests` : ''}`;
+  return `${a.result === 'not-run' ? 'not run' : 'skipped'}${a.failureClass ? ` (${a.failureClass})` : ''}`;
+}
+
+function testTable(reports: TestReport[], release: string | undefined): NonNullable<BodyData['tests']> {
+  const atoms = [...new Set(reports.flatMap((r) => r.atoms.filter((a) => a.tested).map((a) => a.atom)))].sort();
+  const rows = atoms.map((atom) => ({ atom, cells: Object.fromEntries(reports.map((r) => [r.gfx, cell(r.atoms.find((a) => a.atom === atom && a.tested))])) }));
+  const dependencyFailures = reports.flatMap((r) => r.atoms.filter((a) => !a.tested && a.result === 'failed').map((a) => `${a.atom} failed on ${r.gfx} (${a.failureClass ?? 'unknown'}, ${a.phase} phase)`));
+  const notes = release ? reports.filter((r) => r.release !== release).map((r) => `the ${r.gfx} report is for ROCm ${r.release}, not ${release}`) : [];
+  return { reports, rows, dependencyFailures, notes };
+}
+
+/** Markdown that shows as written on GitHub: HTML and table syntax from commit text are escaped. */
+export function mdText(text: string): string {
+  return (
+    text
+      .replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, '\uFFFD')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/([\\`*[\]|~])/g, '\\$1')
+      .replace(/\n/g, ' ')
+  );
+}
+
+/** A URL as an autolink, when it is one; escaped text otherwise. */
+function mdUrl(url: string): string {
+  return /^https?:\/\/[^\s<>"\\`]+$/.test(url) ? `<${url}>` : mdText(url);
+}
+
+/** Inline code, when the text allows it. */
+function code(text: string): string {
+  return /[`\n\x00-\x1f]/.test(text) ? mdText(text) : `\`${text}\``;
+}
+
+function duration(seconds: number): string {
+  if (seconds < 90) return `${Math.round(seconds)} s`;
+  if (seconds < 5400) return `${Math.round(seconds / 60)} min`;
+  return `${(seconds / 3600).toFixed(1)} h`;
+}
+
+export function renderBody(d: BodyData): string {
+  const out: string[] = [];
+  const { added, dropped, notAdded } = d.packages;
+  const fresh = added.filter((a) => a.newPackage);
+  const bumps = added.filter((a) => !a.newPackage);
+  const what: string[] = [];
+  if (fresh.length) what.push(`adds ${fresh.length} new package${fresh.length === 1 ? '' : 's'}`);
+  if (bumps.length) what.push(`bumps ${bumps.length} package${bumps.length === 1 ? '' : 's'}`);
+  if (dropped.length) what.push(`drops old versions of ${dropped.length} package${dropped.length === 1 ? '' : 's'}`);
+  const lead = d.release ? `ROCm ${d.release}: this pull request` : 'This pull request';
+  out.push(`${lead} ${what.length ? what.join(', ') : 'changes no package'} in ${d.range.commits} commit${d.range.commits === 1 ? '' : 's'}${d.onePackagePerCommit && added.length + dropped.length > 1 ? ', one package per commit' : ''}.`);
+
+  if (fresh.length) {
+    out.push('', `### New packages (${fresh.length})`, '', '| package | version | what it is |', '| --- | --- | --- |');
+    for (const a of fresh) out.push(`| ${code(a.atom)} | ${a.versions.map(mdText).join(', ')} | ${a.description ? mdText(a.description) : ''} |`);
+  }
+  if (bumps.length) {
+    out.push('', `### Version bumps (${bumps.length})`, '', '| package | from | to |', '| --- | --- | --- |');
+    for (const a of bumps) out.push(`| ${code(a.atom)} | ${a.previous.map(mdText).join(', ')} | ${a.versions.map(mdText).join(', ')} |`);
+  }
+  if (dropped.length) {
+    out.push('', `### Dropped versions (${dropped.length})`, '');
+    for (const x of dropped) out.push(`- ${code(x.atom)}: ${x.versions.map(mdText).join(', ')}`);
+  }
+  if (notAdded.length) {
+    out.push('', `### Not packaged (${notAdded.length})`, '', `Projects of AMD's ROCm ${mdText(d.release ?? '')} release left out on purpose:`, '');
+    for (const x of notAdded) out.push(`- **${mdText(x.project)}**: ${mdText(x.reason)}`);
+  }
+  if (d.other.length) {
+    out.push('', '### Other commits', '');
+    for (const s of d.other) out.push(`- ${mdText(s)}`);
+  }
+
+  const notes: string[] = [];
+  for (const l of d.notes.llvm) notes.push(`LLVM: ${code(`LLVM_COMPAT=( ${l.slots} )`)} in ${l.ebuilds} ebuild${l.ebuilds === 1 ? '' : 's'}: Gentoo's LLVM/clang, not AMD's fork.`);
+  const t = d.notes.targets;
+  if (t) {
+    if (t.newFile) notes.push(`GPU targets: ${code('profiles/desc/amdgpu_targets.desc')} added with ${t.added.length} targets (${t.added.map((x) => mdText(x.name)).join(', ')}).`);
+    else {
+      if (t.added.length) notes.push(`GPU targets added: ${t.added.map((x) => `${code(x.name)} (${mdText(x.description)})`).join(', ')}.`);
+      if (t.removed.length) notes.push(`GPU targets removed: ${t.removed.map((x) => code(x.name)).join(', ')}.`);
+      if (t.changed.length) notes.push(`GPU target descriptions changed: ${t.changed.map((x) => code(x.name)).join(', ')}.`);
+    }
+  }
+  for (const e of d.notes.eclasses) {
+    const prefix = `${e.eclass}.eclass: `;
+    const said = e.summaries.map((s) => (s.startsWith(prefix) ? s.slice(prefix.length) : s)).filter((s) => !(e.status === 'new' && s === 'new eclass'));
+    const size = e.status === 'new' ? `new eclass, ${e.added} lines` : e.status === 'removed' ? 'removed' : `changed, +${e.added} −${e.removed} lines`;
+    notes.push(`${code(`${e.eclass}.eclass`)}: ${size}${said.length ? `: ${said.map(mdText).join('; ')}` : ''}.`);
+  }
+  if (notes.length) out.push('', '### Technical notes', '', ...notes.map((n) => `- ${n}`));
+
+  const q = d.qa;
+  out.push(
+    '',
+    '### QA',
+    '',
+    `\`rocm-ebuild pr check\`: ${q.commits} commit${q.commits === 1 ? '' : 's'}, ${q.ebuilds} ebuild${q.ebuilds === 1 ? '' : 's'} (rocm-ebuild's checks, \`bash -n\`${q.shellcheck ? ', shellcheck' : ''}): ` +
+      `${q.counts.error} error${q.counts.error === 1 ? '' : 's'}, ${q.counts.warning} warning${q.counts.warning === 1 ? '' : 's'}, ${q.counts.style} style, ${q.counts.info} info. ${mdText(q.pkgcheck.replace(/: only rocm-ebuild's checks ran$/, ''))}.`,
+  );
+  if (q.findings.length) {
+    out.push('', '<details><summary>Errors and warnings</summary>', '');
+    for (const r of q.findings.slice(0, 100)) {
+      const where = r.category && r.package ? `${r.category}/${r.package}${r.version ? `-${r.version}` : ''}` : r.commit ? `commit ${r.commit.slice(0, 12)}` : 'repository';
+      out.push(`- ${code(where)} **${mdText(r.keyword)}** (${r.level}${r.sources.includes('pkgcheck') ? ', pkgcheck' : ''}): ${mdText(r.message)}`);
+    }
+    if (q.findings.length > 100) out.push(`- … and ${q.findings.length - 100} more`);
+    out.push('', '</details>');
+  }
+
+  if (d.tests) {
+    const gfx = d.tests.reports.map((r) => r.gfx);
+    out.push('', '### GPU tests', '', `| package | ${gfx.map(code).join(' | ')} |`, `| --- | ${gfx.map(() => '---').join(' | ')} |`);
+    for (const row of d.tests.rows) out.push(`| ${code(row.atom)} | ${gfx.map((g) => row.cells[g] ?? '—').join(' | ')} |`);
+    out.push('');
+    for (const r of d.tests.reports) {
+      const device = r.device?.name ? `${mdText(r.device.name)}${r.device.computeUnits ? `, ${r.device.computeUnits} CUs` : ''}` : 'one GPU';
+      const secs = (Date.parse(r.ended) - Date.parse(r.started)) / 1000;
+      out.push(`- ${code(r.gfx)} (${device}): ${r.result === 'passed' ? 'passed' : `**${r.result}**`}, ${r.tests} tests, ROCm ${mdText(r.release)}, ${mdText(r.engine.name)}${r.engine.version ? ` ${mdText(r.engine.version)}` : ''}, image ${code(r.image)}, ${Number.isFinite(secs) && secs >= 0 ? duration(secs) : 'duration unknown'}`);
+    }
+    for (const f of d.tests.dependencyFailures) out.push(`- dependency: ${mdText(f)}`);
+    for (const n of d.tests.notes) out.push(`- note: ${mdText(n)}`);
+  }
+
+  if (d.trailers.closes.length || d.trailers.bugs.length) {
+    out.push('', '### Bugs', '');
+    for (const u of d.trailers.closes) out.push(`- Closes: ${mdUrl(u)}`);
+    for (const u of d.trailers.bugs) out.push(`- Bug: ${mdUrl(u)}`);
+  }
+
+  if (d.template.checklist.length) {
+    out.push('', '---', '', 'For the contributor to tick, each box that holds:', '');
+    for (const item of d.template.checklist) out.push(`- [ ] ${item}`);
+    if (d.template.note) out.push('', d.template.note);
+  }
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,97 @@
+import { strict as assert } from 'node:assert';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { BodyData } from '../../src/pr/body.js';
+import { root } from '../helpers/project.js';
+import { bareBin, commitAll, git, prCli, prFixture, signed, workClone, type PrFixture } from './support.js';
+
+const fixtures = path.join(root, 'test', 'fixtures', 'pr');
+const reports = ['report-gfx90a.json', 'report-gfx1100.json'].map((f) => path.join(fixtures, f));
+
+/** Compare with a golden file; UPDATE_GOLDEN=1 rewrites it after an intended change. */
+async function golden(name: string, actual: string): Promise<void> {
+  const file = path.join(fixtures, name);
+  if (process.env.UPDATE_GOLDEN === '1') await writeFile(file, actual);
+  assert.equal(actual, await readFile(file, 'utf8'), `${name} differs (UPDATE_GOLDEN=1 npm test rewrites it)`);
+}
+
+describe('pr body', function () {
+  this.timeout(300_000);
+  let f: PrFixture;
+  let env: NodeJS.ProcessEnv;
+
+  before(async () => {
+    f = await prFixture();
+    // No pkgcheck or gh from the developer's machine in the golden text.
+    env = { PATH: await bareBin(path.join(f.work, 'body-bin')) };
+  });
+
+  it('writes the full 6.2.2 range as ROCm stack pull requests read (golden), with the GPU test table', async () => {
+    const r = await prCli(f, ['body', '--overlay', f.overlay, ...reports.flatMap((x) => ['--tests', x])], { env });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, 'title: ROCm 6.2.2\n');
+    await golden('body-6.2.2.md', r.stdout);
+  });
+
+  it('writes a one-package range with its own title and the Closes: of its commit (golden)', async () => {
+    const r = await prCli(f, ['body', '--overlay', f.overlay, '--range', 'HEAD~1'], { env });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, 'title: sci-libs/rocAL: new package, add 6.2.2\n');
+    await golden('body-one-package.md', r.stdout);
+  });
+
+  it('gives the same content as data with --json, and takes GURU\'s checklist on request', async () => {
+    const r = await prCli(f, ['body', '--overlay', f.overlay, '--range', 'HEAD~3', '--template', 'guru', '--json'], { env });
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as { title: string; body: string; data: BodyData };
+    assert.equal(out.title, 'sci-libs/rpp, sci-libs/MIVisionX, sci-libs/rocAL: new package, add 6.2.2');
+    assert.deepEqual(out.data.packages.added.map((a) => [a.atom, a.versions, a.newPackage]), [
+      ['sci-libs/MIVisionX', ['6.2.2'], true],
+      ['sci-libs/rocAL', ['6.2.2'], true],
+      ['sci-libs/rpp', ['6.2.2'], true],
+    ]);
+    assert.deepEqual(out.data.trailers, { closes: ['https://bugs.gentoo.org/940300'], bugs: ['https://bugs.gentoo.org/940123'] });
+    assert.equal(out.data.template.name, 'guru');
+    assert.ok(out.data.template.checklist.some((c) => c.includes("GURU's rules")));
+    assert.ok(out.body.includes('- [ ] The build logs of every package added or changed here are attached.'));
+    const none = await prCli(f, ['body', '--overlay', f.overlay, '--range', 'HEAD~1', '--template', 'none'], { env });
+    assert.ok(!none.stdout.includes('- [ ]'));
+  });
+
+  it('escapes HTML and table syntax from commit text', async () => {
+    const dir = await workClone(f, 'body-hostile');
+    await writeFile(path.join(dir, 'README.md'), 'changed\n');
+    await commitAll(dir, f.home, signed('README.md: <img src=x onerror=alert(1)> | *bold* `code`'));
+    const r = await prCli(f, ['body', '--overlay', dir, '--range', 'HEAD~1'], { env });
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(!r.stdout.includes('<img'), r.stdout);
+    assert.match(r.stdout, /^- README\.md: &lt;img src=x onerror=alert\(1\)&gt; \\\| \\\*bold\\\* \\`code\\`$/m);
+  });
+
+  it('refuses a test report that does not validate, naming the JSON path (exit 2)', async () => {
+    const bad = path.join(f.work, 'bad-report.json');
+    const report = JSON.parse(await readFile(reports[0]!, 'utf8')) as Record<string, unknown>;
+    await writeFile(bad, JSON.stringify({ ...report, gfx: 'navi31', tests: 'some' }));
+    const r = await prCli(f, ['body', '--overlay', f.overlay, '--range', 'HEAD~1', '--tests', bad], { env });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /is not a test report \(schemas\/test-report\.schema\.json\):\n {2}\$\.gfx: must match pattern/);
+    assert.match(r.stderr, /\$\.tests: must be equal to one of the allowed values: one of "none", "smoke", "full"/);
+    const twice = await prCli(f, ['body', '--overlay', f.overlay, '--range', 'HEAD~1', '--tests', reports[0]!, '--tests', reports[0]!], { env });
+    assert.equal(twice.code, 2);
+    assert.match(twice.stderr, /both report gfx90a/);
+  });
+
+  it('refuses an empty range (exit 2)', async () => {
+    const r = await prCli(f, ['body', '--overlay', f.overlay, '--range', 'HEAD..HEAD'], { env });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /no commits, so no pull request to describe/);
+  });
+
+  it('follows the target repository: no checklist for an overlay whose base is not gentoo or guru', async () => {
+    const dir = await workClone(f, 'body-other');
+    await git(dir, ['remote', 'set-url', 'origin', 'https://github.com/someone/rocm-overlay.git'], f.home);
+    const r = await prCli(f, ['body', '--overlay', dir, '--range', 'origin/master..HEAD~51', '--json'], { env });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal((JSON.parse(r.stdout) as { data: BodyData }).data.template.name, 'none');
+  });
+});
