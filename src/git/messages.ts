@@ -67,7 +67,7 @@ export function parseBugRef(text: string): BugRef | { error: string } {
   } catch {
     url = undefined;
   }
-  if (!url || !url.hostname) return { error: `"${text}" is neither a bug number nor an https URL (optionally as cat/pkg=N)` };
+  if (!url || !url.hostname) return { error: `${JSON.stringify(text)} is neither a bug number nor an https URL (optionally as cat/pkg=N)` };
   return { ...(atom ? { atom } : {}), url: value };
 }
 
