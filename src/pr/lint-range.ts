@@ -36,7 +36,8 @@ export function lintTargets(commits: CommitInfo[]): LintTarget[] {
   for (const commit of commits) {
     if (commit.parents.length > 1) continue;
     for (const change of commit.changes) {
-      if (change.status === 'D') continue;
+      // A symlink's blob is its target, a gitlink's a commit: neither is ebuild text.
+      if (change.status === 'D' || change.newMode === '120000' || change.newMode === '160000') continue;
       const e = ebuildOf(change.path);
       if (!e || seen.has(`${change.newBlob}:${change.path}`)) continue;
       seen.add(`${change.newBlob}:${change.path}`);

@@ -75,7 +75,7 @@ export class PackageChecker {
 
     for (const change of c.changes) {
       const e = ebuildOf(change.path);
-      if (!e || change.status === 'D') continue;
+      if (!e || change.status === 'D' || change.newMode === '120000' || change.newMode === '160000') continue;
       const vars = (await this.ebuild(change.newBlob))!;
       changedEbuilds.push({ change, e, vars });
       if (vars.copyright && vars.copyright.end !== year) {
@@ -92,7 +92,7 @@ export class PackageChecker {
           out.push(ours('MissingMove', `renamed package: ${old.key} -> ${e.key} without "move ${old.key} ${e.key}" in profiles/updates`, where(e)));
         }
       }
-      if ((change.status === 'M' || change.status === 'T') && !addedInRange.has(change.path)) {
+      if ((change.status === 'M' || change.status === 'T') && change.oldMode !== '120000' && !addedInRange.has(change.path)) {
         const before = await this.ebuild(change.oldBlob);
         if (!before) continue;
         if (rdependText(before) !== rdependText(vars)) out.push(ours('RdependChange', 'RDEPEND modified without revbump', where(e)));
@@ -171,6 +171,7 @@ export class PackageChecker {
       for (const entry of tree) {
         const e = entry.type === 'blob' ? ebuildOf(`${key}/${entry.name}`) : undefined;
         if (!e) continue;
+        if (entry.mode === '120000') continue;
         const vars = await this.ebuild(entry.id);
         try {
           for (const s of srcUriEntries(vars!, e)) needed.add(s.name);

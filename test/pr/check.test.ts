@@ -315,6 +315,15 @@ describe('pr check', function () {
       assert.ok(bash.length >= 1 && bash.every((r) => r.commit === broken && r.level === 'error'), JSON.stringify(bash));
     });
 
+    it('a symlinked ebuild is not read as ebuild text (its blob is the link target)', async () => {
+      const { symlink } = await import('node:fs/promises');
+      await symlink('rocBLAS-6.2.2.ebuild', path.join(dir, 'sci-libs/rocBLAS/rocBLAS-6.2.4.ebuild'));
+      await commitAll(dir, f.home, signed('sci-libs/rocBLAS: add 6.2.4'));
+      const report = await check(dir, `${f.tip}..HEAD`);
+      assert.equal(report.ebuildsLinted, 0);
+      assert.deepEqual(report.results, []);
+    });
+
     it('MergeCommit: a merge in the range, its message checked like any other', async () => {
       await git(dir, ['switch', '-q', '-c', 'side'], f.home);
       await write('sci-libs/rocBLAS/files/x.patch', 'x\n');
