@@ -1,9 +1,7 @@
 import type { Manifest } from '../manifest/load.js';
 import { compareVersions, inRange } from '../model/version.js';
-import type { CheckReport } from './check.js';
-import type { RangeContext } from './check.js';
+import type { CheckReport, RangeContext } from './check.js';
 import { assigned, ebuildVars, unquote } from './ebuild-vars.js';
-import { runGit } from './git-read.js';
 import { parseMessage } from './message-check.js';
 import { ebuildOf, eclassOf } from './overlay-paths.js';
 import type { TestReport } from './test-reports.js';
@@ -105,7 +103,8 @@ export interface BodyOptions {
 
 export async function gatherBody(ctx: RangeContext, report: CheckReport, options: BodyOptions): Promise<BodyData> {
   const { commits, objects, range } = ctx;
-  const base = range.base;
+  // The state before the range: its base, or (for "commits on no remote branch") the first commit's parent.
+  const base = range.base ?? commits[0]?.parents[0];
   const head = range.head;
   const addedVersions = new Map<string, Set<string>>();
   const droppedVersions = new Map<string, Set<string>>();
@@ -223,7 +222,8 @@ export async function gatherBody(ctx: RangeContext, report: CheckReport, options
   const pk = report.tools.pkgcheck;
   const template = TEMPLATES[options.template];
   return {
-    title: title(added, dropped, commits.map((c) => c.message.split('\n', 1)[0] ?? ''), release),
+    // The title reaches terminals and gh's --title: no control characters from commit text.
+    title: title(added, dropped, commits.map((c) => c.message.split('\n', 1)[0] ?? ''), release).replace(/[\x00-\x1f\x7f-\x9f]/g, '\uFFFD'),
     onePackagePerCommit: !report.results.some((r) => r.keyword === 'MultiplePackagesCommit'),
     ...(release ? { release } : {}),
     range: { label: range.label, commits: commits.length },

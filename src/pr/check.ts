@@ -9,6 +9,7 @@ import { foldPkgcheck, runPkgcheck } from './pkgcheck.js';
 import { resolveRange, type RangeOptions } from './range.js';
 import type { CommitInfo, Level, PrResult, ResolvedRange } from './types.js';
 import { ebuildOf } from './overlay-paths.js';
+import { printable } from './format.js';
 
 /** The commits of a range and a reader for their objects: what check and body share. */
 export interface RangeContext {
@@ -90,7 +91,7 @@ export async function checkRange(ctx: RangeContext, options: CheckOptions = {}):
   const objectType = async (id: string) => (await objects.read(id))?.type;
   let n = 0;
   for (const c of commits) {
-    options.progress?.step(++n, commits.length, `checking ${c.short} ${c.message.split('\n', 1)[0]}`);
+    options.progress?.step(++n, commits.length, `checking ${c.short} ${printable(c.message.split('\n', 1)[0] ?? '')}`);
     results.push(...(await checkMessage(c, { objectType })));
     if (c.parents.length > 1) continue;
     results.push(...(await packages.check(c, addedInRange)));
@@ -99,13 +100,13 @@ export async function checkRange(ctx: RangeContext, options: CheckOptions = {}):
   const targets = lintTargets(commits);
   const lint = await lintRange(targets, objects, options.manifest ? new StackModels(options.manifest) : undefined, {
     ...(options.shellcheck !== undefined ? { shellcheck: options.shellcheck } : {}),
-    onEbuild: (done, total, file) => options.progress?.step(done, total, `lint ${file}`),
+    onEbuild: (done, total, file) => options.progress?.step(done, total, `lint ${printable(file)}`),
   });
   results.push(...lint.results);
   if (!lint.shellcheck && targets.length > 0) notes.push('shellcheck is not installed: the ebuilds were checked with bash -n and rocm-ebuild\'s checks only');
 
-  options.progress?.step(1, 1, 'pkgcheck scan --commits');
-  const pk = commits.length > 0 ? await runPkgcheck(ctx.dir, ctx.range, { enabled: options.pkgcheck ?? true }) : { installed: false, ran: false, reason: 'no commits to scan', results: [] };
+  options.progress?.done();
+  const pk = commits.length > 0 ? await runPkgcheck(ctx.dir, ctx.range, { enabled: options.pkgcheck ?? true, onStart: () => options.progress?.step(1, 1, 'pkgcheck scan --commits') }) : { installed: false, ran: false, reason: 'no commits to scan', results: [] };
   options.progress?.done();
   if (pk.results.length > 0) {
     const { outside } = foldPkgcheck(results, pk.results, commits);

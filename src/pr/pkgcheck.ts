@@ -84,7 +84,7 @@ async function remoteOf(dir: string, ref: string | undefined): Promise<string | 
   return (await remotes(dir)).sort((a, b) => b.length - a.length).find((r) => ref === r || ref.startsWith(`${r}/`));
 }
 
-export async function runPkgcheck(dir: string, range: ResolvedRange, options: { enabled: boolean }): Promise<PkgcheckRun> {
+export async function runPkgcheck(dir: string, range: ResolvedRange, options: { enabled: boolean; onStart?: () => void }): Promise<PkgcheckRun> {
   const installed = hasTool('pkgcheck');
   if (!options.enabled) return { installed, ran: false, reason: 'disabled with --no-pkgcheck', results: [] };
   if (!installed) return { installed, ran: false, reason: 'pkgcheck is not installed: only rocm-ebuild\'s checks ran', results: [] };
@@ -95,6 +95,7 @@ export async function runPkgcheck(dir: string, range: ResolvedRange, options: { 
   const remote = await remoteOf(dir, range.baseRef);
   // pkgcheck's git checks compare <remote>/HEAD..HEAD; name the remote the range starts from.
   const args = ['scan', '--commits', `${range.base}..${range.head}`, '-c', PKGCHECK_CHECKS, '-R', 'JsonReporter', ...(remote ? ['--git-remote', remote] : [])];
+  options.onStart?.();
   const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     const child = spawn('pkgcheck', args, { cwd: dir, env: process.env });
     let out = '';

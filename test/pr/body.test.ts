@@ -58,6 +58,27 @@ describe('pr body', function () {
     assert.ok(!none.stdout.includes('- [ ]'));
   });
 
+  it('lists a version bump with the version it replaces, and the dropped version', async () => {
+    const dir = await workClone(f, 'body-bump');
+    const pkg = path.join(dir, 'sci-libs/rocBLAS');
+    await writeFile(path.join(pkg, 'rocBLAS-6.2.4.ebuild'), await readFile(path.join(pkg, 'rocBLAS-6.2.2.ebuild'), 'utf8'));
+    const manifest = await readFile(path.join(pkg, 'Manifest'), 'utf8');
+    await writeFile(path.join(pkg, 'Manifest'), `${manifest}${manifest.replaceAll('6.2.2', '6.2.4')}`);
+    await commitAll(dir, f.home, signed('sci-libs/rocBLAS: add 6.2.4'));
+    await git(dir, ['rm', '-q', 'sci-libs/rocBLAS/rocBLAS-6.2.2.ebuild'], f.home);
+    await writeFile(path.join(pkg, 'Manifest'), manifest.replaceAll('6.2.2', '6.2.4'));
+    await commitAll(dir, f.home, signed('sci-libs/rocBLAS: drop 6.2.2'));
+    const r = await prCli(f, ['body', '--overlay', dir, '--range', f.tip, '--json'], { env });
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as { title: string; body: string; data: BodyData };
+    assert.equal(out.title, 'sci-libs/rocBLAS: add 6.2.4; sci-libs/rocBLAS: drop 6.2.2');
+    assert.deepEqual(out.data.packages.added, [{ atom: 'sci-libs/rocBLAS', versions: ['6.2.4'], previous: ['6.2.2'], newPackage: false }]);
+    assert.deepEqual(out.data.packages.dropped, [{ atom: 'sci-libs/rocBLAS', versions: ['6.2.2'] }]);
+    assert.match(out.body, /^\| `sci-libs\/rocBLAS` \| 6\.2\.2 \| 6\.2\.4 \|$/m);
+    assert.match(out.body, /^- `sci-libs\/rocBLAS`: 6\.2\.2$/m);
+    assert.equal(out.data.qa.counts.error + out.data.qa.counts.warning, 0, JSON.stringify(out.data.qa.findings));
+  });
+
   it('escapes HTML and table syntax from commit text', async () => {
     const dir = await workClone(f, 'body-hostile');
     await writeFile(path.join(dir, 'README.md'), 'changed\n');
