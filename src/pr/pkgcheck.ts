@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { Level } from '../lint/types.js';
 import { hasTool } from '../lint/external-tools.js';
-import { resolveCommit } from './git-read.js';
+import { gitText, resolveCommit } from './git-read.js';
 import { remotes } from './remote.js';
 import type { CommitInfo, PrResult, ResolvedRange } from './types.js';
 import { touched } from './message-check.js';
@@ -92,6 +92,17 @@ export async function runPkgcheck(dir: string, range: ResolvedRange, options: { 
   if (range.head !== (await resolveCommit(dir, 'HEAD'))) {
     return { installed, ran: false, reason: `pkgcheck scans the checked-out tree, and the range ends at ${range.headRef}, not HEAD`, results: [] };
   }
+  // pkgcheck --commits stashes uncommitted and untracked files while it scans, and a
+  // stash it cannot re-apply stays behind: never hand it a worktree with work in it.
+  const dirty = (await gitText(dir, ['status', '--porcelain', '--untracked-files=normal'])).split('\n').filter(Boolean);
+  if (dirty.length > 0) {
+    return {
+      installed,
+      ran: false,
+      reason: `pkgcheck did not run: the worktree has ${dirty.length} uncommitted or untracked path${dirty.length === 1 ? '' : 's'}, which pkgcheck --commits would stash while it scans; commit or stash them first`,
+      results: [],
+    };
+  }
   const remote = await remoteOf(dir, range.baseRef);
   // pkgcheck's git checks compare <remote>/HEAD..HEAD; name the remote the range starts from.
   const args = ['scan', '--commits', `${range.base}..${range.head}`, '-c', PKGCHECK_CHECKS, '-R', 'JsonReporter', ...(remote ? ['--git-remote', remote] : [])];
@@ -108,8 +119,9 @@ export async function runPkgcheck(dir: string, range: ResolvedRange, options: { 
   const results = parseJsonReporter(stdout);
   // Exit 1 means "results at the failing level were found": the output is still whole.
   if ((code !== 0 && code !== 1) || /pkgcheck scan: error:/.test(stderr)) {
-    const first = stderr.split('\n').find((l) => l.trim()) ?? `exit ${code}`;
-    return { installed, ran: false, args, reason: `pkgcheck failed: ${first.trim()}`, results };
+    const first = stderr.split('\n').find((l) => /error/i.test(l)) ?? stderr.split('\n').find((l) => l.trim()) ?? `exit ${code}`;
+    const stash = /stash/.test(first) ? ' (pkgcheck stashes uncommitted files while it scans: look at `git stash list`)' : '';
+    return { installed, ran: false, args, reason: `pkgcheck failed: ${first.trim()}${stash}`, results };
   }
   return { installed, ran: true, args, results };
 }
