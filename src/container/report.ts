@@ -73,7 +73,7 @@ export interface TestReport {
   gfx: string | null;
   amdgpuTargets?: string;
   device?: DeviceReport;
-  /** "none": run in place in a container whose engine could not be told (written as report.in-place.json). */
+  /** "none": run in place inside a CI job's own container (--engine none). */
   engine: { name: 'podman' | 'docker' | 'none'; version?: string };
   image: string;
   tests: TestTier;
@@ -268,27 +268,24 @@ let relaxed: ((data: unknown) => boolean) & { errors?: unknown } | undefined;
 /**
  * Where a report goes. report.json (what `pr body --tests` reads) follows the
  * schema exactly; a build without a GPU has no gfx and goes to
- * build-report.json, an in-place run whose engine is unknown to
- * report.in-place.json: the same shape, outside the contract.
+ * build-report.json: the same shape, outside the contract.
  */
 export function reportFileName(report: Pick<TestReport, 'gfx' | 'engine'>): string {
   if (report.gfx === null) return 'build-report.json';
-  if (report.engine.name === 'none') return 'report.in-place.json';
   return 'report.json';
 }
 
-/** Problems of a report against schemas/test-report.schema.json (empty when it conforms); relaxed: gfx may be null, engine "none". */
+/** Problems of a report against schemas/test-report.schema.json (empty when it conforms); relaxed: gfx may be null. */
 export function reportProblems(report: unknown, options: { relaxed?: boolean } = {}): string[] {
   if (!strict || !relaxed) {
     const schema = JSON.parse(readFileSync(path.join(schemasDir, 'test-report.schema.json'), 'utf8')) as {
       $id?: string;
-      properties: { gfx: unknown; engine: { properties: { name: { enum: string[] } } } };
+      properties: { gfx: unknown };
     };
     strict = new Ajv({ allErrors: true, strict: false }).compile(schema);
     const loose = structuredClone(schema);
     delete loose.$id;
     loose.properties.gfx = { anyOf: [{ type: 'null' }, loose.properties.gfx] };
-    loose.properties.engine.properties.name.enum.push('none');
     relaxed = new Ajv({ allErrors: true, strict: false }).compile(loose);
   }
   const validate = options.relaxed ? relaxed : strict;

@@ -383,7 +383,7 @@ export function renderBody(d: BodyData): string {
     for (const r of d.tests.reports) {
       const device = r.device?.name ? `${mdText(r.device.name)}${r.device.computeUnits ? `, ${r.device.computeUnits} CUs` : ''}` : 'one GPU';
       const secs = (Date.parse(r.ended) - Date.parse(r.started)) / 1000;
-      out.push(`- ${code(r.gfx)} (${device}): ${r.result === 'passed' ? 'passed' : `**${r.result}**`}, ${r.tests} tests, ROCm ${mdText(r.release)}, ${mdText(r.engine.name)}${r.engine.version ? ` ${mdText(r.engine.version)}` : ''}, image ${code(r.image)}, ${Number.isFinite(secs) && secs >= 0 ? duration(secs) : 'duration unknown'}`);
+      out.push(`- ${code(r.gfx)} (${device}): ${r.result === 'passed' ? 'passed' : `**${r.result}**`}, ${r.tests} tests, ROCm ${mdText(r.release)}, ${r.engine.name === 'none' ? 'in place in the CI job' : `${mdText(r.engine.name)}${r.engine.version ? ` ${mdText(r.engine.version)}` : ''}`}, image ${code(r.image)}, ${Number.isFinite(secs) && secs >= 0 ? duration(secs) : 'duration unknown'}`);
     }
     for (const f of d.tests.dependencyFailures) out.push(`- dependency: ${mdText(f)}`);
     for (const n of d.tests.notes) out.push(`- note: ${mdText(n)}`);

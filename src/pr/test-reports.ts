@@ -30,7 +30,7 @@ export interface TestReport {
   gfx: string;
   amdgpuTargets?: string;
   device?: { gfx: string; renderNode: string; name?: string; computeUnits?: number; vramBytes?: number };
-  engine: { name: 'podman' | 'docker'; version?: string };
+  engine: { name: 'podman' | 'docker' | 'none'; version?: string };
   image: string;
   tests: 'none' | 'smoke' | 'full';
   started: string;

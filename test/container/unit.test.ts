@@ -11,7 +11,7 @@ import { resolveAtoms, testPlan, type TestPlan } from '../../src/container/plan.
 import { makeConfValue, portageFiles, type ContainerJob } from '../../src/container/portage.js';
 import { containerPaths } from '../../src/container/layout.js';
 import { emergedPackages, parsePhases, parseStatus, phasesBySegment, splitConsole, splitCpv } from '../../src/container/records.js';
-import { buildReport, reportProblems, type ReportMeta, type RunOutcome } from '../../src/container/report.js';
+import { buildReport, reportFileName, reportProblems, type ReportMeta, type RunOutcome } from '../../src/container/report.js';
 import { parseDuration } from '../../src/container/run.js';
 import { TestProgress } from '../../src/container/progress.js';
 import { containerScript, shellWord } from '../../src/container/script.js';
@@ -308,6 +308,16 @@ describe('container: reports', function () {
     } finally {
       await removeDir(dir);
     }
+  });
+
+  it('an in-place run (--engine none) writes report.json under the contract; a GPU-less build stays outside it', async () => {
+    const plan = testPlan(model, resolveAtoms(model, ['rocPRIM']), 'full');
+    const report = await buildReport({ ...meta, engine: { name: 'none', version: 'in place' } }, plan, outcome({}));
+    assert.deepEqual(reportProblems(report), []);
+    assert.equal(reportFileName(report), 'report.json');
+    assert.equal(reportFileName({ gfx: null, engine: report.engine }), 'build-report.json');
+    assert.notDeepEqual(reportProblems({ ...report, gfx: null }), []);
+    assert.deepEqual(reportProblems({ ...report, gfx: null }, { relaxed: true }), []);
   });
 
   it('an engine that cannot start the container is an error of the run, with its words', async () => {

@@ -102,6 +102,15 @@ describe('pr body', function () {
     assert.match(twice.stderr, /both report gfx90a/);
   });
 
+  it('reads the report of an in-place CI job (--engine none) and says where it ran', async () => {
+    const inPlace = path.join(f.work, 'report-in-place.json');
+    const report = JSON.parse(await readFile(reports[0]!, 'utf8')) as Record<string, unknown>;
+    await writeFile(inPlace, JSON.stringify({ ...report, engine: { name: 'none' } }));
+    const r = await prCli(f, ['body', '--overlay', f.overlay, '--range', 'HEAD~1', '--tests', inPlace], { env });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^- `gfx90a` .*, in place in the CI job, image /m);
+  });
+
   it('refuses an empty range (exit 2)', async () => {
     const r = await prCli(f, ['body', '--overlay', f.overlay, '--range', 'HEAD..HEAD'], { env });
     assert.equal(r.code, 2);
