@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Ajv, type ErrorObject, type AnySchemaObject } from 'ajv';
 import { schemasDir } from '../paths.js';
 import type { ManifestIssue } from './issues.js';
-import { jsonPath, locate, pointerSegments, type YamlSource } from './yaml-source.js';
+import { jsonPath, locate, pointerSegments, writtenText, type YamlSource } from './yaml-source.js';
 
 type AjvInstance = InstanceType<typeof Ajv>;
 
@@ -45,10 +45,32 @@ export class SchemaValidator {
     segments: readonly (string | number)[] = [],
     context = '',
   ): ManifestIssue[] {
+    return this.validateDetailed(schema, source, value, segments, context).issues;
+  }
+
+  /**
+   * As `validate`, also returning the path of every broken value (relative to
+   * `value`; a missing or unknown key's path ends in that key), so callers can
+   * set aside just the broken parts and go on checking the rest.
+   */
+  validateDetailed(
+    schema: string,
+    source: YamlSource,
+    value: unknown = source.value,
+    segments: readonly (string | number)[] = [],
+    context = '',
+  ): { issues: ManifestIssue[]; broken: (string | number)[][] } {
     const validate = this.ajv.getSchema(SCHEMA_BASE + schema);
     if (!validate) throw new Error(`schema ${schema} is not loaded`);
-    if (validate(value)) return [];
-    return this.toIssues(validate.errors ?? [], source, segments, context);
+    if (validate(value)) return { issues: [], broken: [] };
+    const errors = validate.errors ?? [];
+    const broken = errors.map((e) => {
+      const at = pointerSegments(e.instancePath);
+      const p = e.params as { missingProperty?: string; additionalProperty?: string; propertyName?: string };
+      const key = p.missingProperty ?? p.additionalProperty ?? p.propertyName;
+      return key !== undefined ? [...at, key] : at;
+    });
+    return { issues: this.toIssues(errors, source, segments, context), broken };
   }
 
   private toIssues(
@@ -126,8 +148,10 @@ export class SchemaValidator {
       case 'type': {
         const want = (e.params as { type: string | string[] }).type;
         message = `expected ${Array.isArray(want) ? want.join(' or ') : want}, got ${typeName(e.data)} ${show(e.data)}`;
-        if (typeof e.data === 'number' && String(want).includes('string')) {
-          hint = `quote the value so YAML keeps it a string: "${String(e.data)}"`;
+        if ((typeof e.data === 'number' || typeof e.data === 'boolean') && String(want).includes('string')) {
+          // Quote what the user wrote: `6.10` is the number 6.1 to YAML, and "6.1" would be the wrong fix.
+          const written = writtenText(source, segments) ?? String(e.data);
+          hint = `quote the value so YAML keeps it a string: "${written}"`;
         }
         break;
       }
