@@ -4,7 +4,7 @@ import path from 'node:path';
 import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
 import type { Progress } from '../util/progress.js';
-import { loadManifestOrFail, stackFor } from '../cli/stack.js';
+import { loadManifestOrFail, stackFor } from '../stack-check/index.js';
 import {
   describeProblem,
   ensureDistfiles,

@@ -1,18 +1,17 @@
 import path from 'node:path';
 import { stat } from 'node:fs/promises';
 import fg from 'fast-glob';
-import { ManifestError, sortIssues, type ManifestIssue } from './issues.js';
+import { sortIssues, type ManifestIssue } from './issues.js';
 import { SchemaValidator } from './schema-validator.js';
 import type { ComponentSpec, ExternalSpec, StackSpec } from './types.js';
-import { locate, readYamlSource, type YamlSource } from './yaml-source.js';
-import { checkManifest } from './semantic.js';
+import { locate, readYamlSource, type SourceRead, type YamlSource } from './yaml-source.js';
 
 export interface LoadedComponent {
   spec: ComponentSpec;
   source: YamlSource;
 }
 
-/** A manifest that passed schema and cross-reference checks. */
+/** A manifest whose files passed the schemas (the stack-wide checks live in stack-check/). */
 export interface Manifest {
   /** The stack file. */
   file: string;
@@ -26,6 +25,45 @@ export interface Manifest {
   targetsFile: string;
 }
 
+/** A component file that failed to read or to validate: what could still be told about it. */
+export interface BrokenComponent {
+  file: string;
+  /** Its atom, name and projects when those values themselves are valid. */
+  atom?: string;
+  name?: string;
+  projects?: string[];
+}
+
+/**
+ * The parts of a manifest set aside because they failed to read or to
+ * validate. Cross-reference checks skip exactly what depends on them, so one
+ * run reports schema errors and every other problem it can still see.
+ */
+export interface BrokenParts {
+  /** Top-level keys of stack.yaml whose values are unusable (replaced by empty ones in `manifest.stack`). */
+  stackKeys: Set<string>;
+  components: BrokenComponent[];
+  /** External packages whose entries are broken: known to exist, details unknown. */
+  externalAtoms: Set<string>;
+  /** An external file could not be read at all: any atom may be listed there. */
+  externalUnknown: boolean;
+}
+
+export interface ManifestRead {
+  /** Absent when stack.yaml itself cannot be read or is not a mapping. */
+  manifest?: Manifest;
+  broken: BrokenParts;
+  /** Read and schema problems, sorted. */
+  issues: ManifestIssue[];
+}
+
+/** How files are read; tests pass a caching reader to share parsed files between many runs. */
+export type SourceReader = (file: string) => Promise<SourceRead>;
+
+export interface ReadOptions {
+  readSource?: SourceReader;
+}
+
 /** `--manifest` may name the stack file or the directory holding stack.yaml. */
 export async function resolveManifestPath(p: string): Promise<string> {
   const abs = path.resolve(p);
@@ -37,56 +75,105 @@ export async function resolveManifestPath(p: string): Promise<string> {
   return abs;
 }
 
+const ATOM = /^[a-z0-9][a-z0-9+_.-]*\/[A-Za-z0-9+_][A-Za-z0-9+_-]*$/;
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.+-]*$/;
+
+/** The first segment of each broken path: the top-level keys that failed. */
+function topKeys(broken: (string | number)[][]): Set<string> {
+  return new Set(broken.map((p) => (p.length > 0 ? String(p[0]) : '*')));
+}
+
 /**
- * Read, validate and cross-check a whole manifest. Every problem is collected
- * before failing, so one run shows the user everything to fix.
+ * Glob patterns relative to the stack file. Every match is returned, also
+ * dangling links and things that are not files, so the reader reports them
+ * instead of their being skipped without a word.
  */
-export async function loadManifest(file: string): Promise<Manifest> {
+async function matchFiles(patterns: string[], dir: string): Promise<string[]> {
+  const found = await fg(patterns, { cwd: dir, absolute: true, onlyFiles: false, followSymbolicLinks: false, dot: false });
+  return [...new Set(found)].sort();
+}
+
+/**
+ * Read every file of a manifest and validate each against its schema,
+ * collecting every problem. What fails is set aside (see BrokenParts) and
+ * the rest returned, for the stack-wide checks to go on with.
+ */
+export async function readManifest(file: string, options: ReadOptions = {}): Promise<ManifestRead> {
+  const read = options.readSource ?? ((f: string) => readYamlSource(f));
   const stackFile = await resolveManifestPath(file);
   const validator = SchemaValidator.shared();
   const issues: ManifestIssue[] = [];
+  const broken: BrokenParts = { stackKeys: new Set(), components: [], externalAtoms: new Set(), externalUnknown: false };
+  const done = (manifest?: Manifest): ManifestRead => ({ ...(manifest ? { manifest } : {}), broken, issues: sortIssues(issues) });
 
-  const stackRead = await readYamlSource(stackFile);
+  const stackRead = await read(stackFile);
   issues.push(...stackRead.issues);
-  if (!stackRead.source) throw new ManifestError(issues);
   const stackSource = stackRead.source;
-  const stackIssues = validator.validate('stack.schema.json', stackSource);
-  issues.push(...stackIssues);
-  if (stackIssues.length > 0) throw new ManifestError(sortIssues(issues));
-  const stack = stackSource.value as StackSpec;
+  if (!stackSource || typeof stackSource.value !== 'object' || stackSource.value === null || Array.isArray(stackSource.value)) {
+    if (stackSource) issues.push(...validator.validate('stack.schema.json', stackSource));
+    broken.stackKeys.add('*');
+    return done();
+  }
+  const checked = validator.validateDetailed('stack.schema.json', stackSource);
+  issues.push(...checked.issues);
+  broken.stackKeys = topKeys(checked.broken);
+  // Broken keys are replaced by empty values: checks that need them find nothing to check.
+  const raw = stackSource.value as Record<string, unknown>;
+  const usable = (key: string) => !broken.stackKeys.has(key) && !broken.stackKeys.has('*');
+  const stack = {
+    ...raw,
+    releases: usable('releases') ? raw.releases : {},
+    external: usable('external') ? raw.external : [],
+    components: usable('components') ? raw.components : [],
+    targets: usable('targets') ? raw.targets : '',
+  } as StackSpec;
+  for (const key of ['defaults', 'projects', 'excluded'] as const) if (!usable(key)) delete stack[key];
+  if (!usable('external')) broken.externalUnknown = true;
   const dir = path.dirname(stackFile);
 
   // Several files may list external packages (one per category or team); they merge.
   const external: ExternalSpec = { packages: {} };
   const externalSources: YamlSource[] = [];
-  const externalFiles = (await fg(stack.external, { cwd: dir, absolute: true, onlyFiles: true })).sort();
-  if (externalFiles.length === 0) {
-    issues.push({ file: stackFile, line: 1, column: 1, path: '$.external', message: `no file matches ${stack.external.join(', ')}`, hint: 'list the files of ::gentoo packages, e.g. [external.yaml]' });
+  const externalFiles = await matchFiles(stack.external, dir);
+  if (externalFiles.length === 0 && usable('external')) {
+    issues.push({ file: stackFile, ...locate(stackSource, ['external']), path: '$.external', message: `no file matches ${stack.external.join(', ')}`, hint: 'list the files of ::gentoo packages, e.g. [external.yaml]' });
   }
   for (const f of externalFiles) {
-    const read = await readYamlSource(f);
-    issues.push(...read.issues);
-    if (!read.source) continue;
-    const own = validator.validate('external.schema.json', read.source);
-    issues.push(...own);
-    if (own.length > 0) continue;
-    externalSources.push(read.source);
-    for (const [atom, info] of Object.entries((read.source.value as ExternalSpec).packages)) {
+    const got = await read(f);
+    issues.push(...got.issues);
+    if (!got.source) {
+      broken.externalUnknown = true;
+      continue;
+    }
+    const own = validator.validateDetailed('external.schema.json', got.source);
+    issues.push(...own.issues);
+    const packages = (got.source.value as { packages?: unknown } | null)?.packages;
+    if (typeof packages !== 'object' || packages === null || Array.isArray(packages)) {
+      broken.externalUnknown = true;
+      continue;
+    }
+    // Entries are independent: a broken one is set aside, the others count.
+    const badAtoms = new Set(own.broken.filter((p) => p[0] === 'packages' && p.length > 1).map((p) => String(p[1])));
+    if (own.broken.some((p) => p.length < 2 || p[0] !== 'packages')) broken.externalUnknown = true;
+    externalSources.push(got.source);
+    for (const [atom, info] of Object.entries(packages as ExternalSpec['packages'])) {
+      if (badAtoms.has(atom)) {
+        broken.externalAtoms.add(atom);
+        continue;
+      }
       const prev = external.packages[atom];
       if (prev && JSON.stringify(prev) !== JSON.stringify(info)) {
-        issues.push({ file: f, ...locate(read.source, ['packages'], atom), path: `$.packages["${atom}"]`, message: `${atom} is listed differently in another external file`, hint: 'keep one entry per package' });
+        issues.push({ file: f, ...locate(got.source, ['packages'], atom), path: `$.packages["${atom}"]`, message: `${atom} is listed differently in another external file`, hint: 'keep one entry per package' });
       }
       external.packages[atom] = info;
     }
   }
 
-  const files = await fg(stack.components, { cwd: dir, absolute: true, onlyFiles: true });
-  files.sort();
-  if (files.length === 0) {
+  const files = await matchFiles(stack.components, dir);
+  if (files.length === 0 && usable('components')) {
     issues.push({
       file: stackFile,
-      line: 1,
-      column: 1,
+      ...locate(stackSource, ['components']),
       path: '$.components',
       message: `no component files match ${stack.components.join(', ')}`,
       hint: 'the patterns are relative to the stack file, e.g. "components/*.yaml"',
@@ -94,25 +181,37 @@ export async function loadManifest(file: string): Promise<Manifest> {
   }
   const components: LoadedComponent[] = [];
   for (const f of files) {
-    const read = await readYamlSource(f);
-    issues.push(...read.issues);
-    if (!read.source) continue;
-    const own = validator.validate('component.schema.json', read.source);
-    issues.push(...own);
-    const spec = read.source.value as ComponentSpec;
-    (spec.overrides ?? []).forEach((o, i) => {
-      if (o && typeof o === 'object' && o.set && typeof o.set === 'object') {
-        issues.push(
-          ...validator.validate('component-partial.schema.json', read.source!, o.set, ['overrides', i, 'set']),
-        );
-      }
-    });
-    if (own.length === 0) components.push({ spec, source: read.source });
+    const got = await read(f);
+    issues.push(...got.issues);
+    if (!got.source) {
+      broken.components.push({ file: f });
+      continue;
+    }
+    const own = validator.validateDetailed('component.schema.json', got.source);
+    const all = [...own.issues];
+    const value = got.source.value as Partial<ComponentSpec> | null;
+    if (value && typeof value === 'object' && Array.isArray(value.overrides)) {
+      value.overrides.forEach((o, i) => {
+        if (o && typeof o === 'object' && o.set && typeof o.set === 'object' && !Array.isArray(o.set)) {
+          all.push(...validator.validate('component-partial.schema.json', got.source!, o.set, ['overrides', i, 'set']));
+        }
+      });
+    }
+    issues.push(...all);
+    if (all.length === 0) {
+      components.push({ spec: got.source.value as ComponentSpec, source: got.source });
+      continue;
+    }
+    const bad = topKeys(own.broken);
+    const v = (value ?? {}) as Record<string, unknown>;
+    const text = (key: string, re: RegExp) => (!bad.has(key) && typeof v[key] === 'string' && re.test(v[key]) ? (v[key] as string) : undefined);
+    const atom = text('atom', ATOM);
+    const name = text('name', NAME);
+    const projects = !bad.has('projects') && Array.isArray(v.projects) ? (v.projects as string[]) : undefined;
+    broken.components.push({ file: f, ...(atom ? { atom } : {}), ...(name ? { name } : {}), ...(projects ? { projects } : {}) });
   }
 
-  if (issues.length > 0) throw new ManifestError(sortIssues(issues));
-
-  const manifest: Manifest = {
+  return done({
     file: stackFile,
     dir,
     stack,
@@ -121,8 +220,5 @@ export async function loadManifest(file: string): Promise<Manifest> {
     external,
     externalSources,
     targetsFile: path.resolve(dir, stack.targets),
-  };
-  const semantic = await checkManifest(manifest);
-  if (semantic.length > 0) throw new ManifestError(sortIssues(semantic));
-  return manifest;
+  });
 }

@@ -2,7 +2,12 @@
  * The manifest as written in YAML, after schema validation. These types mirror
  * schemas/*.schema.json; the schema is the authority on what is accepted.
  */
-import type { VersionRange } from '../model/version.js';
+
+/** Releases something applies to: `from` inclusive, `until` exclusive, compared as Gentoo versions. */
+export interface VersionRange {
+  from?: string;
+  until?: string;
+}
 
 export type DepClass = 'RDEPEND' | 'DEPEND' | 'BDEPEND' | 'PDEPEND' | 'IDEPEND';
 export type BashScalar = string | number | boolean;

@@ -113,14 +113,98 @@ export function helpersUsed(value: string): string[] {
   return [...value.matchAll(/\$\(([a-z_][a-z0-9_]*)/g)].map((m) => m[1]!);
 }
 
-/** Render a checked value as one bash word. */
+/**
+ * Render a value as one bash word: bare when it holds only characters bash
+ * gives no meaning to, otherwise in double quotes, where its ${VAR} and
+ * $(helper …) expand and nothing else does. Every manifest value that may
+ * expand goes through here (defines, `usex` words, globals, test environment
+ * and command, paths). A value the validation should have refused is an
+ * internal error, never rendered.
+ */
 export function bashWord(value: string | number | boolean): string {
   const s = typeof value === 'boolean' ? (value ? 'ON' : 'OFF') : String(value);
   if (s !== '' && SAFE_UNQUOTED.test(s)) return s;
+  const problem = checkBashValue(s);
+  if (problem) throw new Error(`unchecked value reached the renderer: ${JSON.stringify(s)}: ${problem.message}`);
   return `"${s}"`;
+}
+
+/**
+ * Literal text as one bash word in which nothing expands: bare when it holds
+ * only safe characters, otherwise single-quoted (test names to skip, which
+ * may hold `|` and `*`, stay regular expressions, not pipes or globs).
+ */
+export function bashLiteral(text: string): string {
+  if (text !== '' && SAFE_UNQUOTED.test(text)) return text;
+  return singleQuoted(text);
 }
 
 /** Quote arbitrary text as a single-quoted bash word (for literal data such as sed scripts). */
 export function singleQuoted(text: string): string {
+  if (text.includes('\0')) throw new Error('a NUL byte cannot be passed to bash');
   return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Text placed between double quotes by a template (DESCRIPTION, HOMEPAGE):
+ * the schema already refuses what would end the quotes or expand, this keeps
+ * it literal even if a pattern were loosened.
+ */
+export function inDoubleQuotes(text: string): string {
+  return text.replace(/[\\"$`]/g, (m) => `\\${m}`);
+}
+
+export interface TestEnvProblem {
+  message: string;
+  hint: string;
+}
+
+/**
+ * Names `tests.env` may set: the knobs of ROCm's test programs (ROC*, HIP*,
+ * HSA_*, MIOPEN_*, RCCL_*, …, and those named after the package itself, such
+ * as TOOLKIT_* for a component named toolkit), GoogleTest's, CTest's and
+ * pytest's, and the library search paths a test of a freshly built library
+ * needs. Shell, loader and interpreter variables (PATH, IFS, BASH_ENV,
+ * LD_PRELOAD, PYTHONPATH, …) would change what the tests run, as root.
+ */
+export const TEST_ENV_NAME =
+  /^(?:LD_LIBRARY_PATH|OCL_ICD_FILENAMES|OCL_ICD_VENDORS|PYTEST_ADDOPTS|(?:CTEST|GTEST)_[A-Z0-9_]+|(?:ROC|HIP|HSA|MIOPEN|MIGRAPHX|RCCL|RPP|MIVISIONX|TENSILE|AMD|OMP)[A-Z0-9]*_[A-Z0-9_]+)$/;
+
+/** Refused whatever the package is called: they change how every program starts or what it loads. */
+const NEVER_IN_TESTS =
+  /^(?:PATH|IFS|ENV|BASH_ENV|BASH_FUNC_.*|SHELLOPTS|BASHOPTS|CDPATH|GLOBIGNORE|PS4|PROMPT_COMMAND|HOME|TMPDIR|SHELL|LD_(?!LIBRARY_PATH$)[A-Z0-9_]*|GCONV_PATH|PYTHON[A-Z0-9_]*|PERL5?[A-Z0-9_]*|RUBY[A-Z0-9_]*|NODE_OPTIONS|.*PRELOAD|.*TOOLS?_LIB(?:S|RARY|RARIES)?)$/;
+
+/** The prefix of variables named after a package or project: rocBLAS → ROCBLAS_. */
+export function ownEnvPrefix(name: string): string {
+  return `${name.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}_`;
+}
+
+/** Variables holding paths: they must point into the build or the installed prefix. */
+const PATH_VARIABLE = /(?:PATH|PATHS|_DIR|_DIRS|_LIB|FILENAMES|VENDORS|_FILE)$/;
+const PATH_ROOTS = ['${BUILD_DIR}', '${S}', '${WORKDIR}', '${T}', '${EPREFIX}', '${ESYSROOT}', '${BROOT}', '${ED}', '${D}'];
+
+export function testEnvProblem(name: string, value: string, ownNames: readonly string[] = []): TestEnvProblem | undefined {
+  const own = ownNames.some((n) => name.startsWith(ownEnvPrefix(n)) && name.length > ownEnvPrefix(n).length);
+  if (NEVER_IN_TESTS.test(name) || !(TEST_ENV_NAME.test(name) || own)) {
+    return {
+      message: `tests may not set ${name}`,
+      hint:
+        'allowed: test-harness variables (ROC*, HIP*, HSA_*, MIOPEN_*, RCCL_*, AMD_*, GTEST_*, CTEST_*, PYTEST_ADDOPTS, ' +
+        'and <PACKAGE>_* named after this package) and ' +
+        'LD_LIBRARY_PATH / OCL_ICD_FILENAMES into the build tree; shell and loader variables (PATH, IFS, BASH_ENV, LD_PRELOAD, …) ' +
+        'would change what runs as root',
+    };
+  }
+  if (PATH_VARIABLE.test(name)) {
+    const bad = value
+      .split(':')
+      .find((p) => !PATH_ROOTS.some((r) => p === r || p.startsWith(`${r}/`)) || /(^|\/)\.\.(\/|$)/.test(p));
+    if (bad !== undefined) {
+      return {
+        message: `${name} entry ${JSON.stringify(bad)} is outside the build and the installed prefix`,
+        hint: `start each entry with one of ${PATH_ROOTS.join(' ')}, without ".."`,
+      };
+    }
+  }
+  return undefined;
 }

@@ -82,6 +82,36 @@ function githubUri(src: SourceSpec & { github: string }, tag: string, index: num
   return { uri: `https://github.com/${src.github}/archive/${tag}.tar.gz -> ${distfile}`, distfile };
 }
 
+/**
+ * The distfile of the i-th source of a package: its name in DISTDIR, the URL
+ * it is fetched from, its SRC_URI entry and the directory it unpacks to.
+ */
+export function sourceDistfile(
+  manifest: Manifest,
+  src: SourceSpec,
+  i: number,
+  pn: string,
+  version: string,
+): { name: string; url: string; uri: string; dir: string } {
+  let uri: string;
+  let distfile: string;
+  let dir: string;
+  let url: string;
+  if (src.github) {
+    const tag = src.tag ?? manifest.stack.defaults?.tag ?? 'rocm-${PV}';
+    ({ uri, distfile } = githubUri(src as SourceSpec & { github: string }, tag, i));
+    dir = src.dir ?? archiveDir(src.github, tag);
+    url = `https://github.com/${src.github}/archive/${expand(tag, pn, version)}.tar.gz`;
+  } else {
+    distfile = src.distfile!;
+    const basename = src.url!.split('/').pop()!;
+    uri = basename === distfile ? src.url! : `${src.url!} -> ${distfile}`;
+    dir = src.dir!;
+    url = expand(src.url!, pn, version);
+  }
+  return { name: expand(distfile, pn, version), url, uri, dir };
+}
+
 export function resolveComponent(
   manifest: Manifest,
   loaded: LoadedComponent,
@@ -100,27 +130,10 @@ export function resolveComponent(
 
   const [category, pn] = spec.atom.split('/') as [string, string];
   const version = release.version;
-  const defaultTag = manifest.stack.defaults?.tag ?? 'rocm-${PV}';
   const distfiles: Distfile[] = [];
   let sourceDir = '';
   spec.sources.forEach((src, i) => {
-    let uri: string;
-    let distfile: string;
-    let dir: string;
-    let url: string;
-    if (src.github) {
-      const tag = src.tag ?? defaultTag;
-      ({ uri, distfile } = githubUri(src as SourceSpec & { github: string }, tag, i));
-      dir = src.dir ?? archiveDir(src.github, tag);
-      url = `https://github.com/${src.github}/archive/${expand(tag, pn, version)}.tar.gz`;
-    } else {
-      distfile = src.distfile!;
-      const basename = src.url!.split('/').pop()!;
-      uri = basename === distfile ? src.url! : `${src.url!} -> ${distfile}`;
-      dir = src.dir!;
-      url = expand(src.url!, pn, version);
-    }
-    const name = expand(distfile, pn, version);
+    const { name, url, uri, dir } = sourceDistfile(manifest, src, i, pn, version);
     const existing = distfiles.find((d) => d.name === name);
     if (!existing) distfiles.push({ name, urls: [url], uri, ...(src.when ? { when: src.when } : {}) });
     if (i === 0) sourceDir = `\${WORKDIR}/${dir}${src.subdir ? `/${src.subdir}` : ''}`;

@@ -16,14 +16,26 @@ export interface Policies {
  * IUSE the eclass produces.
  */
 export async function loadPolicies(manifest: Manifest): Promise<Policies | { issues: ManifestIssue[] }> {
+  const found = await releasePolicies(manifest);
+  return found.issues.length > 0 || !found.table ? { issues: found.issues } : { table: found.table, byRelease: found.byRelease };
+}
+
+/**
+ * As loadPolicies, but keeping the policies of the releases that have one
+ * when others do not (or the table itself is broken), so validation can go
+ * on checking everything that does not depend on the missing policy.
+ */
+export async function releasePolicies(
+  manifest: Manifest,
+): Promise<{ table?: TargetTable; byRelease: Map<string, TargetPolicy>; issues: ManifestIssue[] }> {
+  const byRelease = new Map<string, TargetPolicy>();
   let table: TargetTable;
   try {
     table = await loadTargetTable(manifest.targetsFile);
   } catch (err) {
-    if (err instanceof TargetTableError) return { issues: err.issues };
+    if (err instanceof TargetTableError) return { byRelease, issues: err.issues };
     throw err;
   }
-  const byRelease = new Map<string, TargetPolicy>();
   const issues: ManifestIssue[] = [];
   for (const version of Object.keys(manifest.stack.releases)) {
     try {
@@ -38,7 +50,7 @@ export async function loadPolicies(manifest: Manifest): Promise<Policies | { iss
       issues.push(releaseIssue(manifest, version, err.message, 'add the release series to the target table and run `rocm-ebuild eclass`'));
     }
   }
-  return issues.length > 0 ? { issues } : { table, byRelease };
+  return { table, byRelease, issues };
 }
 
 function releaseIssue(manifest: Manifest, version: string, message: string, hint?: string): ManifestIssue {

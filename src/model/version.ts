@@ -1,3 +1,5 @@
+import type { VersionRange } from '../manifest/types.js';
+
 /**
  * Gentoo version syntax and ordering (PMS section 3.2–3.3), enough to sort the
  * ebuilds an overlay holds and to tell which are older than a bump's release.
@@ -77,10 +79,7 @@ export function withoutRevision(version: string): string {
   return version.replace(/-r\d+$/, '');
 }
 
-export interface VersionRange {
-  from?: string;
-  until?: string;
-}
+export type { VersionRange };
 
 /** `from` is inclusive, `until` exclusive, both compared as Gentoo versions. */
 export function inRange(version: string, range: VersionRange | undefined): boolean {

@@ -1,6 +1,5 @@
 import type { ResolvedComponent, StackModel } from '../model/resolve.js';
 import { compareVersions, withoutRevision } from '../model/version.js';
-import type { OverlayState } from '../overlay/scan.js';
 import { buildGraph } from './graph.js';
 
 export type Action = 'add' | 'keep' | 'drop';
@@ -31,6 +30,18 @@ export interface Plan {
   entries: PlanEntry[];
 }
 
+/**
+ * What a plan reads of the overlay; overlay/scan.ts's OverlayState is one.
+ * Declared here because plan/ sits below the overlay's I/O layer.
+ */
+export interface OverlayView {
+  repoName?: string;
+  layout?: unknown;
+  eclass?: string;
+  targetsDesc?: string;
+  packages: ReadonlyMap<string, { versions: string[] }>;
+}
+
 export interface PlanOptions {
   dropOld: boolean;
 }
@@ -41,7 +52,7 @@ export interface PlanOptions {
  * maintainer may have edited. Drops come last and consumers first, so every
  * intermediate commit still resolves.
  */
-export function makePlan(model: StackModel, overlay: OverlayState, options: PlanOptions): Plan {
+export function makePlan(model: StackModel, overlay: OverlayView, options: PlanOptions): Plan {
   const version = model.release.version;
   const graph = buildGraph(model);
   const entries: PlanEntry[] = [];

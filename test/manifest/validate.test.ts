@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import path from 'node:path';
-import { loadManifest } from '../../src/manifest/load.js';
+import { loadManifest } from '../../src/stack-check/index.js';
 import { formatIssue, ManifestError, type ManifestIssue } from '../../src/manifest/issues.js';
 import { BASE_FILES, fixtureManifest } from '../helpers/fixture-manifest.js';
 import { removeDir, runCli, shippedManifest } from '../helpers/project.js';
@@ -114,9 +114,9 @@ describe('manifest validation', () => {
   });
 
   it('points errors inside an override at the override, naming the releases concerned', async () => {
-    const { dir, issues } = await issuesFor(edit('components/gpulib.yaml', 'targets: { cmake_vars: [GPU_TARGETS] }', 'use: { extra: { description: Something optional } }\n      tests: { gpu: true, env: { X: "$(id)" } }'));
+    const { dir, issues } = await issuesFor(edit('components/gpulib.yaml', 'targets: { cmake_vars: [GPU_TARGETS] }', 'use: { extra: { description: Something optional } }\n      tests: { gpu: true, env: { HIP_X: "$(id)" } }'));
     assert.deepEqual(shown(dir, issues), [
-      'components/gpulib.yaml:31:37: $.overrides[0].set.tests.env.X: $(id …) is not a helper values may call (in 6.3.0)\n    hint: use one of get_amdgpu_flags, get_libdir, get_llvm_prefix, makeopts_jobs, python_get_sitedir, usex, ver_cut, or move the logic into phase code',
+      'components/gpulib.yaml:31:41: $.overrides[0].set.tests.env.HIP_X: $(id …) is not a helper values may call (in 6.3.0)\n    hint: use one of get_amdgpu_flags, get_libdir, get_llvm_prefix, makeopts_jobs, python_get_sitedir, usex, ver_cut, or move the logic into phase code',
     ]);
   });
 

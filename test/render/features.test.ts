@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { loadManifest } from '../../src/manifest/load.js';
+import { loadManifest } from '../../src/stack-check/index.js';
 import { releaseModel, resolveStack, type StackModel } from '../../src/model/resolve.js';
 import { loadPolicies } from '../../src/model/targets.js';
 import { lintComponent } from '../../src/lint/component.js';

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { loadManifest } from '../../src/manifest/load.js';
+import { loadManifest } from '../../src/stack-check/index.js';
 import { knownReleases, releaseModel, resolveStack, type StackModel } from '../../src/model/resolve.js';
 import { loadPolicies } from '../../src/model/targets.js';
 import { lintComponent } from '../../src/lint/component.js';

@@ -1,0 +1,102 @@
+import type { ManifestIssue } from '../manifest/issues.js';
+import type { DefineValue } from '../manifest/types.js';
+import { PHASES } from '../manifest/types.js';
+import { checkBashValue, testEnvProblem } from '../model/bash-value.js';
+import { issueAt, type ResolvedComponent } from '../model/resolve.js';
+import { parseBash, type Node } from '../lint/bash-parser.js';
+
+type At = (string | number)[];
+
+/**
+ * Values that reach bash (CMake defines and their `usex` words, globals, test
+ * environment and command, replacement text) may hold only literal text,
+ * allowed ${VAR} and allowed $(helper …); the test environment may set only
+ * variables a test harness reads.
+ */
+export function checkValues(c: ResolvedComponent): ManifestIssue[] {
+  const issues: ManifestIssue[] = [];
+  const bash = (v: unknown, at: At, quotesEscaped = false) => {
+    if (typeof v !== 'string') return;
+    const problem = checkBashValue(v, { quotesEscaped });
+    if (problem) issues.push(issueAt(c, at, problem.message, problem.hint));
+  };
+  const eachDefine = (defines: Record<string, DefineValue> | undefined, at: At) => {
+    for (const [name, v] of Object.entries(defines ?? {})) {
+      if (typeof v === 'object') {
+        bash(v.on, [...at, name, 'on']);
+        bash(v.off, [...at, name, 'off']);
+      } else {
+        bash(v, [...at, name]);
+      }
+    }
+  };
+  eachDefine(c.spec.cmake?.defines, ['cmake', 'defines']);
+  (c.spec.cmake?.when ?? []).forEach((w, i) => {
+    eachDefine(w.defines, ['cmake', 'when', i, 'defines']);
+    eachDefine(w.otherwise, ['cmake', 'when', i, 'otherwise']);
+  });
+  for (const [k, v] of Object.entries(c.spec.globals ?? {})) bash(v, ['globals', k]);
+  const env = (vars: Record<string, unknown> | undefined, at: At) => {
+    for (const [k, v] of Object.entries(vars ?? {})) {
+      const problem = testEnvProblem(k, String(v), [c.name, ...(c.spec.projects ?? [])]);
+      if (problem) issues.push(issueAt(c, [...at, k], problem.message, problem.hint));
+      else bash(v, [...at, k]);
+    }
+  };
+  env(c.spec.tests?.env, ['tests', 'env']);
+  const cmd = c.spec.tests?.command;
+  if (cmd) {
+    bash(cmd.dir, ['tests', 'command', 'dir']);
+    cmd.argv.forEach((a, i) => bash(a, ['tests', 'command', 'argv', i]));
+    env(cmd.env, ['tests', 'command', 'env']);
+  }
+  (c.spec.prepare ?? []).forEach((op, i) => {
+    if ('replace' in op) bash(op.replace.to, ['prepare', i, 'replace', 'to'], true);
+  });
+  return issues;
+}
+
+function firstError(node: Node): Node | undefined {
+  if (node.isError || node.isMissing) return node;
+  for (const child of node.children) {
+    if (!child || !child.hasError && !child.isMissing) continue;
+    const found = firstError(child);
+    if (found) return found;
+  }
+  return node.hasError ? node : undefined;
+}
+
+/**
+ * Phase code is written into a function body. Each piece must be complete
+ * bash on its own: an unbalanced `}`, quote or here-document would end the
+ * function early, and what follows would run when the ebuild is sourced.
+ */
+export async function checkPhaseCode(c: ResolvedComponent): Promise<ManifestIssue[]> {
+  const issues: ManifestIssue[] = [];
+  for (const phase of PHASES) {
+    const code = c.spec.phases?.[phase];
+    if (!code) continue;
+    for (const part of ['before', 'after', 'replace'] as const) {
+      const text = code[part];
+      if (text === undefined) continue;
+      const tree = await parseBash(text);
+      try {
+        if (!tree.rootNode.hasError) continue;
+        const bad = firstError(tree.rootNode);
+        const line = (bad?.startPosition.row ?? 0) + 1;
+        const what = bad?.isMissing ? `missing ${bad.type}` : 'a syntax error';
+        issues.push(
+          issueAt(
+            c,
+            ['phases', phase, part],
+            `phase code is not complete bash on its own: ${what} on its line ${line}`,
+            'close every quote, bracket, brace and here-document inside this piece of code; it is placed inside a function',
+          ),
+        );
+      } finally {
+        tree.delete();
+      }
+    }
+  }
+  return issues;
+}

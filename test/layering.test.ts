@@ -1,0 +1,144 @@
+import { strict as assert } from 'node:assert';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+import { root } from './helpers/project.js';
+
+/**
+ * The import direction of src/, bottom to top, as /work/TEAM.md states it: a
+ * module may import its own layer and the layers below, never one above.
+ * Folders not named here are workflows (bump/, upstream/, pr/, …).
+ */
+const LAYERS: { name: string; members: string[] }[] = [
+  { name: 'util', members: ['util/', 'paths.ts'] },
+  { name: 'manifest', members: ['manifest/'] },
+  { name: 'target data', members: ['eclass/table.ts', 'eclass/policy.ts', 'eclass/version.ts'] },
+  { name: 'model', members: ['model/'] },
+  { name: 'plan', members: ['plan/'] },
+  { name: 'render', members: ['render/'] },
+  { name: 'lint', members: ['lint/'] },
+  { name: 'stack-wide checks', members: ['stack-check/'] },
+  { name: 'I/O', members: ['distfiles/', 'overlay/', 'git/', 'eclass/'] },
+  { name: 'workflows', members: [] },
+  { name: 'cli', members: ['cli/'] },
+  { name: 'commands', members: ['commands/'] },
+];
+const WORKFLOWS = LAYERS.findIndex((l) => l.name === 'workflows');
+
+/** Folders whose imports are narrower than their layer: distfiles/ only uses util/. */
+const ONLY: Record<string, string[]> = { 'distfiles/': ['util/', 'distfiles/'] };
+
+/** The layer of a path relative to src/ ("manifest/load.ts"): the longest member that matches. */
+export function layerOf(rel: string): number {
+  let best = -1;
+  let bestLength = -1;
+  LAYERS.forEach((l, i) => {
+    for (const m of l.members) {
+      const hit = m.endsWith('/') ? rel.startsWith(m) : rel === m;
+      if (hit && m.length > bestLength) {
+        best = i;
+        bestLength = m.length;
+      }
+    }
+  });
+  return best >= 0 ? best : WORKFLOWS;
+}
+
+export interface Import {
+  file: string;
+  line: number;
+  specifier: string;
+}
+
+/** Every module specifier of a file: static imports, re-exports, `import type`, and dynamic `import()`. */
+export function importsOf(file: string, text: string): Import[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
+  const found: Import[] = [];
+  const add = (node: ts.Node, spec: ts.Expression | undefined) => {
+    if (spec && ts.isStringLiteralLike(spec)) {
+      found.push({ file, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1, specifier: spec.text });
+    }
+  };
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) add(node, node.moduleSpecifier);
+    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) add(node, node.moduleReference.expression);
+    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) add(node, node.arguments[0]);
+    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node, node.argument.literal as ts.Expression);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** What is wrong with one import of `rel` (a path under src/), or undefined. */
+export function violation(rel: string, imp: Import): string | undefined {
+  if (!imp.specifier.startsWith('.')) return undefined;
+  const target = path.posix.normalize(path.posix.join(path.posix.dirname(rel), imp.specifier)).replace(/\.js$/, '.ts');
+  if (target.startsWith('..')) return `src/${rel}:${imp.line}: imports ${imp.specifier}, outside src/`;
+  const from = layerOf(rel);
+  const to = layerOf(target);
+  const only = Object.entries(ONLY).find(([folder]) => rel.startsWith(folder));
+  if (only && !only[1].some((allowed) => target.startsWith(allowed))) {
+    return `src/${rel}:${imp.line}: imports ${imp.specifier} (src/${target}), but ${only[0]} may import only ${only[1].join(', ')}`;
+  }
+  if (to > from) {
+    return `src/${rel}:${imp.line}: imports ${imp.specifier} (src/${target}, layer "${LAYERS[to]!.name}") from layer "${LAYERS[from]!.name}": lower layers never import upper ones`;
+  }
+  return undefined;
+}
+
+function sourceFiles(dir: string, base = dir): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) return sourceFiles(full, base);
+    return e.name.endsWith('.ts') ? [path.relative(base, full).split(path.sep).join('/')] : [];
+  });
+}
+
+describe('import direction of src/', () => {
+  it('finds every kind of import, and a violation when there is one', () => {
+    const text = [
+      "import { a } from '../cli/stack.js';",
+      "import type { B } from '../model/resolve.js';",
+      "export { c } from './issues.js';",
+      "const d = await import('../bump/run.js');",
+      "type E = import('../render/index.js').X;",
+      "import fs from 'node:fs';",
+    ].join('\n');
+    const imports = importsOf('src/manifest/x.ts', text);
+    assert.deepEqual(
+      imports.map((i) => [i.line, i.specifier]),
+      [
+        [1, '../cli/stack.js'],
+        [2, '../model/resolve.js'],
+        [3, './issues.js'],
+        [4, '../bump/run.js'],
+        [5, '../render/index.js'],
+        [6, 'node:fs'],
+      ],
+    );
+    const problems = imports.map((i) => violation('manifest/x.ts', i)).filter(Boolean);
+    assert.equal(problems.length, 4);
+    assert.match(problems[0]!, /^src\/manifest\/x\.ts:1: imports \.\.\/cli\/stack\.js \(src\/cli\/stack\.ts, layer "cli"\) from layer "manifest"/);
+    assert.match(violation('distfiles/x.ts', { file: '', line: 1, specifier: '../model/version.js' }) ?? '', /distfiles\/ may import only util\//);
+    assert.equal(violation('bump/run.ts', { file: '', line: 1, specifier: '../stack-check/index.js' }), undefined);
+    assert.match(violation('bump/run.ts', { file: '', line: 1, specifier: '../cli/stack.js' }) ?? '', /layer "cli"\) from layer "workflows"/);
+    assert.equal(layerOf('eclass/table.ts'), 2);
+    assert.equal(layerOf('eclass/generate.ts'), LAYERS.findIndex((l) => l.name === 'I/O'));
+    assert.equal(layerOf('upstream/tags.ts'), WORKFLOWS);
+  });
+
+  it('no module imports from a layer above its own', () => {
+    const src = path.join(root, 'src');
+    const problems: string[] = [];
+    const files = sourceFiles(src);
+    for (const rel of files) {
+      for (const imp of importsOf(rel, readFileSync(path.join(src, rel), 'utf8'))) {
+        const v = violation(rel, imp);
+        if (v) problems.push(v);
+      }
+    }
+    assert.ok(files.length > 50, `only ${files.length} files found under src/`);
+    assert.deepEqual(problems, []);
+  });
+});
