@@ -124,9 +124,19 @@ export function helpersUsed(value: string): string[] {
 export function bashWord(value: string | number | boolean): string {
   const s = typeof value === 'boolean' ? (value ? 'ON' : 'OFF') : String(value);
   if (s !== '' && SAFE_UNQUOTED.test(s)) return s;
-  const problem = checkBashValue(s);
-  if (problem) throw new Error(`unchecked value reached the renderer: ${JSON.stringify(s)}: ${problem.message}`);
-  return `"${s}"`;
+  return `"${expandingText(s)}"`;
+}
+
+/**
+ * A checked value as text to place inside double quotes: its ${VAR} and
+ * $(helper …) expand, `"` is escaped where the caller allows quotes as
+ * literal text (sed replacements). Throws for a value the validation should
+ * have refused.
+ */
+export function expandingText(value: string, options: { quotesEscaped?: boolean } = {}): string {
+  const problem = checkBashValue(value, options);
+  if (problem) throw new Error(`unchecked value reached the renderer: ${JSON.stringify(value)}: ${problem.message}`);
+  return value.replace(/"/g, '\\"');
 }
 
 /**

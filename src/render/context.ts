@@ -1,7 +1,7 @@
 import type { DefineValue, PhaseCode, PhaseName } from '../manifest/types.js';
 import { PHASES } from '../manifest/types.js';
 import type { ResolvedComponent, StackModel } from '../model/resolve.js';
-import { ALLOWED_HELPERS, bashWord, helpersUsed, singleQuoted } from '../model/bash-value.js';
+import { ALLOWED_HELPERS, bashLiteral, bashWord, expandingText, helpersUsed, inDoubleQuotes, singleQuoted } from '../model/bash-value.js';
 import { collectDeps, depLines, versioned, type DepEntry } from './deps.js';
 
 /** Everything the ebuild templates need, computed once and already quoted. */
@@ -68,10 +68,9 @@ function useTest(cond: string): string {
  */
 export function sedReplace(from: string, to: string): string {
   const regex = from.replace(/[\\.[\]*^$]/g, (m) => `\\${m}`);
-  const replacement = to.replace(/&/g, '\\&');
-  if (!to.includes('$')) return singleQuoted(`s|${regex}|${replacement}|g`);
-  const dq = (t: string) => t.replace(/[\\"$`]/g, (m) => `\\${m}`);
-  return `"s|${dq(regex)}|${replacement.replace(/"/g, '\\"')}|g"`;
+  const amp = (t: string) => t.replace(/&/g, '\\&');
+  if (!to.includes('$')) return singleQuoted(`s|${regex}|${amp(to)}|g`);
+  return `"s|${inDoubleQuotes(regex)}|${amp(expandingText(to, { quotesEscaped: true }))}|g"`;
 }
 
 export interface ContextOptions {
@@ -99,8 +98,8 @@ function customPhases(phases: Partial<Record<PhaseName, PhaseCode>> | undefined)
 
 function defineArg(name: string, value: DefineValue): string {
   if (typeof value === 'object') {
-    const word = (w: string) => w || "''";
-    return `-D${name}="$(usex ${value.use} ${word(value.on ?? 'ON')} ${word(value.off ?? 'OFF')})"`;
+    // The words of usex are values like any other: one quoting path.
+    return `-D${name}="$(usex ${value.use} ${bashWord(value.on ?? 'ON')} ${bashWord(value.off ?? 'OFF')})"`;
   }
   return `-D${name}=${bashWord(value)}`;
 }
@@ -318,7 +317,7 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
     env,
     run,
     ...(tests?.jobs ? { jobs: tests.jobs } : {}),
-    skip: tests?.skip ?? [],
+    skip: (tests?.skip ?? []).map(bashLiteral),
     ...(tests?.command?.dir !== undefined ? { dir: bashWord(tests.command.dir) } : {}),
     ...(tests?.command ? { command: tests.command.argv.map(bashWord).join(' ') } : {}),
   };
@@ -330,8 +329,8 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
     build: spec.build,
     preInherit,
     inherit: [...inherit].sort(),
-    description: spec.description,
-    homepage: spec.homepage,
+    description: inDoubleQuotes(spec.description),
+    homepage: inDoubleQuotes(spec.homepage),
     srcUri: depLines(c.distfiles.map((d) => ({ text: d.uri, ...(d.when ? { when: d.when } : {}) }))),
     s: c.sourceDir,
     license: spec.license,

@@ -1,5 +1,6 @@
 import type { DepClass, DepSpec } from '../manifest/types.js';
 import type { ResolvedComponent, StackModel } from '../model/resolve.js';
+import { singleQuoted } from '../model/bash-value.js';
 
 /** One rendered dependency with the USE condition that guards it. */
 export interface DepEntry {
@@ -36,7 +37,7 @@ export function collectDeps(c: ResolvedComponent, model: StackModel, llvmCompat:
       case 'python-single-r1': {
         add(['RDEPEND', 'DEPEND'], { text: '${PYTHON_DEPS}', ...(pyWhen ? { when: pyWhen } : {}) });
         for (const d of pyDeps) {
-          add(d.classes, { text: `$(python_gen_cond_dep '${pyAtom(d.atom, d.version)}')`, ...whenOf(d.when ?? pyWhen) });
+          add(d.classes, { text: `$(python_gen_cond_dep ${singleQuoted(pyAtom(d.atom, d.version))})`, ...whenOf(d.when ?? pyWhen) });
         }
         break;
       }
@@ -53,7 +54,7 @@ export function collectDeps(c: ResolvedComponent, model: StackModel, llvmCompat:
           const when = d.when ?? pyWhen ?? '';
           groups.set(when, [...(groups.get(when) ?? []), pyAtom(d.atom, d.version)]);
         }
-        for (const [when, atoms] of groups) add(['BDEPEND'], { text: `$(python_gen_any_dep '${atoms.join(' ')}')`, ...whenOf(when || undefined) });
+        for (const [when, atoms] of groups) add(['BDEPEND'], { text: `$(python_gen_any_dep ${singleQuoted(atoms.join(' '))})`, ...whenOf(when || undefined) });
         break;
       }
       case 'distutils-r1':
@@ -73,7 +74,7 @@ export function collectDeps(c: ResolvedComponent, model: StackModel, llvmCompat:
       groups.set(key, g);
     }
     for (const g of groups.values()) {
-      add(g.classes, { text: `$(llvm_gen_dep '${g.atoms.join(' ')}')`, ...whenOf(g.when) });
+      add(g.classes, { text: `$(llvm_gen_dep ${singleQuoted(g.atoms.join(' '))})`, ...whenOf(g.when) });
     }
   }
 
