@@ -165,6 +165,24 @@ export class SchemaValidator {
       case 'oneOf':
         message = `${show(e.data)} matches none of the accepted forms`;
         break;
+      case 'minLength':
+      case 'maxLength':
+      case 'minItems':
+      case 'maxItems':
+      case 'minProperties':
+      case 'maxProperties':
+      case 'minimum':
+      case 'maximum': {
+        const limit = (e.params as { limit: number }).limit;
+        const what = e.keyword.endsWith('Length') ? 'characters' : e.keyword.endsWith('Items') ? 'entries' : e.keyword.endsWith('Properties') ? 'keys' : '';
+        const min = e.keyword.startsWith('min');
+        const at = min ? 'at least' : 'at most';
+        message = what
+          ? `${show(e.data)} has ${sizeOf(e.data)} ${what}; ${at} ${limit} ${min ? 'needed' : 'allowed'}`
+          : `${show(e.data)} is ${min ? 'below' : 'above'} ${limit}`;
+        hint ??= what ? `write ${at} ${limit} ${what}` : `use a number ${at} ${limit}`;
+        break;
+      }
       default:
         message = `${e.message ?? 'invalid value'}`;
     }
@@ -209,6 +227,13 @@ function partialComponentSchema(full: AnySchemaObject): AnySchemaObject {
 function show(v: unknown): string {
   const s = typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? String(v);
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}
+
+function sizeOf(v: unknown): number {
+  if (typeof v === 'string') return [...v].length;
+  if (Array.isArray(v)) return v.length;
+  if (v && typeof v === 'object') return Object.keys(v).length;
+  return 0;
 }
 
 function typeName(v: unknown): string {

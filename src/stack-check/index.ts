@@ -17,6 +17,7 @@ import { checkDistfiles } from './distfiles.js';
 import { checkFiles } from './files.js';
 import { checkProjects } from './projects.js';
 import { checkRelease } from './release.js';
+import { checkPhaseSyntax, phasePieces } from './values.js';
 
 const NO_POLICY = { default: [], optional: [] };
 
@@ -25,12 +26,12 @@ const NO_POLICY = { default: [], optional: [] };
  * change components per release). Parts that failed to read or validate are
  * left out, and so is every check that depends on them.
  */
-export async function checkStack(manifest: Manifest, broken: BrokenParts): Promise<ManifestIssue[]> {
+export async function checkStack(manifest: Manifest, broken: BrokenParts, options: ReadOptions = {}): Promise<ManifestIssue[]> {
   const ctx = checkContext(manifest, broken);
   const issues: ManifestIssue[] = await checkFiles(ctx);
 
   const targetsKnown = !broken.stackKeys.has('targets');
-  const policies = targetsKnown ? await releasePolicies(manifest) : { byRelease: new Map(), issues: [] };
+  const policies = targetsKnown ? await releasePolicies(manifest, options.readSource) : { byRelease: new Map(), issues: [] };
   issues.push(...policies.issues);
 
   const perRelease = new Map<string, { issue: ManifestIssue; releases: string[] }>();
@@ -54,6 +55,9 @@ export async function checkStack(manifest: Manifest, broken: BrokenParts): Promi
     issues.push(where.length === releases.length ? issue : { ...issue, message: `${issue.message} (in ${where.join(', ')})` });
   }
   issues.push(...checkProjects(models, ctx));
+  // Phase code is checked once however many releases share it.
+  const pieces = new Map(models.flatMap((m) => m.components.flatMap(phasePieces)).map((p) => [`${p.c.loaded.source.file}\u0000${p.c.provenance.sourcePath(p.at).join('.')}\u0000${p.text}`, p]));
+  issues.push(...(await checkPhaseSyntax([...pieces.values()])));
   return issues;
 }
 
@@ -61,7 +65,7 @@ export async function checkStack(manifest: Manifest, broken: BrokenParts): Promi
 export async function validateManifest(file: string, options: ReadOptions = {}): Promise<{ manifest?: Manifest; issues: ManifestIssue[] }> {
   const read = await readManifest(file, options);
   const issues = [...read.issues];
-  if (read.manifest) issues.push(...(await checkStack(read.manifest, read.broken)));
+  if (read.manifest) issues.push(...(await checkStack(read.manifest, read.broken, options)));
   if (issues.length > 0) return { issues: sortIssues(issues) };
   return { manifest: read.manifest!, issues: [] };
 }

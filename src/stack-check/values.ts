@@ -4,6 +4,7 @@ import { PHASES } from '../manifest/types.js';
 import { checkBashValue, testEnvProblem } from '../model/bash-value.js';
 import { issueAt, type ResolvedComponent } from '../model/resolve.js';
 import { parseBash, type Node } from '../lint/bash-parser.js';
+import { bashSyntaxAll, hasTool, type ToolFinding } from '../lint/external-tools.js';
 
 type At = (string | number)[];
 
@@ -97,6 +98,67 @@ export async function checkPhaseCode(c: ResolvedComponent): Promise<ManifestIssu
         tree.delete();
       }
     }
+  }
+  return issues;
+}
+
+export interface PhasePiece {
+  c: ResolvedComponent;
+  at: At;
+  text: string;
+}
+
+/** Every piece of phase code of a resolved component, with where it was written. */
+export function phasePieces(c: ResolvedComponent): PhasePiece[] {
+  const pieces: PhasePiece[] = [];
+  for (const phase of PHASES) {
+    const code = c.spec.phases?.[phase];
+    for (const part of ['before', 'after', 'replace'] as const) {
+      const text = code?.[part];
+      if (text !== undefined) pieces.push({ c, at: ['phases', phase, part], text });
+    }
+  }
+  return pieces;
+}
+
+let bashPresent: boolean | undefined;
+const syntaxMemo = new Map<string, Promise<ToolFinding[][]>>();
+
+/**
+ * Real `bash -n` over phase code: what tree-sitter accepts but bash does not
+ * (extended globs without extglob, look-alike characters where syntax is
+ * expected). All pieces go to one bash process; only when it complains is
+ * each piece checked alone, to say which. Results are remembered per set of
+ * pieces, since most runs check the same code again.
+ */
+export async function checkPhaseSyntax(pieces: PhasePiece[]): Promise<ManifestIssue[]> {
+  bashPresent ??= hasTool('bash');
+  if (!bashPresent || pieces.length === 0) return [];
+  const texts = [...new Set(pieces.map((p) => p.text))];
+  const key = texts.join('\u0000');
+  let pending = syntaxMemo.get(key);
+  if (!pending) {
+    if (syntaxMemo.size >= 64) syntaxMemo.delete(syntaxMemo.keys().next().value!);
+    pending = bashSyntaxAll(texts);
+    syntaxMemo.set(key, pending);
+  }
+  const findings = await pending;
+  const byText = new Map(texts.map((t, i) => [t, findings[i]!]));
+  const issues: ManifestIssue[] = [];
+  const seen = new Set<string>();
+  for (const p of pieces) {
+    const found = byText.get(p.text)!;
+    if (found.length === 0) continue;
+    const issue = issueAt(
+      p.c,
+      p.at,
+      `phase code is not valid bash: ${found[0]!.message}${found[0]!.line !== undefined ? ` (its line ${found[0]!.line})` : ''}`,
+      'fix the syntax; bash reads ebuilds without extglob, and only ASCII characters are shell syntax',
+    );
+    const k = `${issue.file}:${issue.path}`;
+    if (seen.has(k)) continue;
+    seen.add(k);
+    issues.push(issue);
   }
   return issues;
 }
