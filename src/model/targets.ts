@@ -1,7 +1,7 @@
-import type { Manifest } from '../manifest/load.js';
+import type { Manifest, SourceReader } from '../manifest/load.js';
 import type { ManifestIssue } from '../manifest/issues.js';
-import { locate } from '../manifest/yaml-source.js';
-import { loadTargetTable, TargetTableError, type TargetTable } from '../eclass/table.js';
+import { locate, type YamlSource } from '../manifest/yaml-source.js';
+import { loadTargetTable, parseTargetTable, TargetTableError, type TargetTable } from '../eclass/table.js';
 import { policyFor, PolicyError } from '../eclass/policy.js';
 import type { TargetPolicy } from './resolve.js';
 
@@ -20,6 +20,24 @@ export async function loadPolicies(manifest: Manifest): Promise<Policies | { iss
   return found.issues.length > 0 || !found.table ? { issues: found.issues } : { table: found.table, byRelease: found.byRelease };
 }
 
+const tables = new WeakMap<YamlSource, TargetTable | TargetTableError>();
+
+/** The target table of a parsed targets.yaml, computed once per parsed file. */
+function tableOf(source: YamlSource): TargetTable {
+  let table = tables.get(source);
+  if (!table) {
+    try {
+      table = parseTargetTable(source.text, source.file);
+    } catch (err) {
+      if (!(err instanceof TargetTableError)) throw err;
+      table = err;
+    }
+    tables.set(source, table);
+  }
+  if (table instanceof TargetTableError) throw table;
+  return table;
+}
+
 /**
  * As loadPolicies, but keeping the policies of the releases that have one
  * when others do not (or the table itself is broken), so validation can go
@@ -27,11 +45,19 @@ export async function loadPolicies(manifest: Manifest): Promise<Policies | { iss
  */
 export async function releasePolicies(
   manifest: Manifest,
+  readSource?: SourceReader,
 ): Promise<{ table?: TargetTable; byRelease: Map<string, TargetPolicy>; issues: ManifestIssue[] }> {
   const byRelease = new Map<string, TargetPolicy>();
   let table: TargetTable;
   try {
-    table = await loadTargetTable(manifest.targetsFile);
+    if (readSource) {
+      // The manifest's own reader (tests share parsed files between many runs this way).
+      const got = await readSource(manifest.targetsFile);
+      if (!got.source) return { byRelease, issues: got.issues };
+      table = tableOf(got.source);
+    } else {
+      table = await loadTargetTable(manifest.targetsFile);
+    }
   } catch (err) {
     if (err instanceof TargetTableError) return { byRelease, issues: err.issues };
     throw err;

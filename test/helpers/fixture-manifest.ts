@@ -93,3 +93,223 @@ export async function fixtureManifest(overrides: Record<string, string | null> =
   await copyFile(path.join(root, 'manifest', 'targets.yaml'), path.join(dir, 'targets.yaml'));
   return dir;
 }
+
+/**
+ * The fixture stack with every key the schemas define given a valid value
+ * somewhere: a CMake library with all sections, a Python package and a
+ * package tested by a command. Tests that walk the schemas (hostile values in
+ * every field) use it as the place to put each value; a schema key the
+ * fixture lacks fails those tests by name.
+ */
+export const FULL_FILES: Record<string, string> = {
+  ...BASE_FILES,
+  'stack.yaml': `name: Test stack
+repo_name: test
+defaults:
+  tag: rocm-\${PV}
+  keywords: ~amd64
+  maintainers:
+    - { type: person, email: dev@example.org, name: A Developer }
+releases:
+  "6.2.2": { llvm_slot: 18, python_compat: "python3_{10..12}", verified: true }
+  "6.3.0": { llvm_slot: 19, python_compat: "python3_{10..13}" }
+targets: targets.yaml
+external:
+  - external.yaml
+components:
+  - components/*.yaml
+projects:
+  "6.2.2": [base, gpulib, app, full, full-data, fullcmake, fullphases, fullpy, fullcmd, dropped]
+excluded:
+  - project: dropped
+    reason: no longer shipped by the project itself
+    releases: { from: "6.2.0", until: "7.0.0" }
+`,
+  'external.yaml': `packages:
+  dev-cpp/gtest: { subslot: false }
+  dev-libs/boost: { subslot: true, slots: ["0"] }
+  llvm-core/clang: { subslot: true, eclass: true, note: supplied through llvm_gen_dep }
+  dev-python/pyyaml: { subslot: false }
+  dev-util/oldtool: { subslot: false }
+`,
+  'patches/fullcmake/fix-build.patch': '--- a/x\n+++ b/x\n',
+  'components/full.yaml': `name: full
+projects: [full, full-data]
+atom: sci-libs/full
+description: A library that uses most sections of the component schema
+homepage: https://github.com/ROCm/full
+license: MIT foo? ( GPL-2 )
+releases: { from: "6.2.0", until: "8.0.0" }
+keywords: ~amd64
+sources:
+  - github: ROCm/full
+    tag: rocm-\${PV}
+    distfile: full-\${PV}.tar.gz
+    dir: full-rocm-\${PV}
+    subdir: src
+  - github: ROCm/full-data
+    distfile: full-data-\${PV}.tar.gz
+    when: test
+  - url: https://example.org/files/\${P}-extra.tar.xz
+    distfile: \${P}-extra.tar.xz
+    dir: \${P}-extra
+s: full-rocm-\${PV}/src
+build: cmake
+compiler: hipcc
+targets:
+  mode: subset
+  supported: [gfx90a, gfx1100]
+  cmake_vars: [AMDGPU_TARGETS]
+  join: ";"
+  required_use_when: [test]
+llvm:
+  deps:
+    - { atom: llvm-core/clang, classes: [DEPEND], slot_op: true, when: foo }
+python:
+  eclass: python-single-r1
+  when: foo
+  pep517: setuptools
+  deps:
+    - { atom: dev-python/pyyaml, classes: [BDEPEND], version: ">=5.1", when: foo }
+use:
+  foo: { description: Enable the foo feature, default: true }
+  bar: { description: Enable the bar feature }
+required_use: ["?? ( foo bar )"]
+deps:
+  - atom: sci-libs/gpulib
+    classes: [RDEPEND, DEPEND]
+    gpu: true
+    use: [benchmark]
+    when: bar
+  - atom: dev-libs/boost
+    classes: [DEPEND]
+    version: ">=1.80"
+    slot: "="
+  - atom: dev-util/oldtool
+    classes: [RDEPEND]
+    blocker: weak
+    version: "<5.7"
+tests:
+  gpu: true
+  run: ctest
+  jobs: 2
+  env:
+    FULL_USE_HMM: 1
+    LD_LIBRARY_PATH: \${BUILD_DIR}/lib
+  skip: [full_slow_test, "full_net.*"]
+notes: Most schema keys in one place, for the tests that walk the schemas.
+overrides:
+  - versions: { from: "6.3.0", until: "7.0.0" }
+    reason: the CMake variable was renamed upstream
+    set:
+      targets: { cmake_vars: [GPU_TARGETS] }
+`,
+  'components/fullcmake.yaml': `name: fullcmake
+atom: sci-libs/fullcmake
+description: A library with every CMake setting, source fix-up and global
+homepage: https://github.com/ROCm/fullcmake
+license: MIT
+sources:
+  - github: ROCm/fullcmake
+build: cmake
+compiler: hipcc
+targets:
+  mode: subset
+  supported: [gfx90a, gfx1100]
+use:
+  foo: { description: Enable the foo feature, default: true }
+  bar: { description: Enable the bar feature }
+cmake:
+  build_type: Release
+  defines:
+    FULL_PREFIX: \${EPREFIX}/usr
+    FULL_LIBDIR: $(get_libdir)
+    FULL_LEVEL: 3
+    FULL_STATIC: false
+    FULL_FOO: { use: foo, on: "ON", off: "OFF" }
+  flags: [-Wno-dev]
+  when:
+    - use: bar
+      defines: { FULL_BAR: ON, FULL_BAR_FOO: { use: foo, on: "A", off: "B" } }
+      otherwise: { FULL_BAR: OFF, FULL_BAR_FOO: { use: foo, on: "C", off: "D" } }
+  target_defines:
+    - name: FULL_DL
+      value: ON
+      reason: only DL kernels exist for these targets
+      if_any_target: { except: ["gfx9*"] }
+    - name: FULL_XDL
+      value: ON
+      if_any_target: { matching: ["gfx90a"] }
+prepare:
+  - reason: the library directory is not always lib
+    when: foo
+    replace: { files: [CMakeLists.txt], from: 'set(LIBDIR "lib")', to: 'set(LIBDIR "$(get_libdir)")' }
+  - delete_lines: { files: [cmake/Flags.cmake], matching: "-Werror" }
+  - remove: [third_party/bundled]
+patches: [fix-build.patch]
+inherit: [flag-o-matic]
+globals:
+  CHECKREQS_DISK_BUILD: 2G
+  FORTRAN_NEEDED: foo
+restrict: [mirror]
+qa:
+  accept:
+    - { keyword: RequiredUseDefaults, reason: upstream requires this flag for its host code }
+`,
+  'components/fullphases.yaml': `name: fullphases
+atom: dev-util/fullphases
+description: A package whose every phase has code before, instead and after
+homepage: https://github.com/ROCm/fullphases
+license: MIT
+sources:
+  - github: ROCm/fullphases
+build: none
+phases:
+  pkg_pretend: { before: "einfo pkg_pretend before", replace: "einfo pkg_pretend", after: "einfo pkg_pretend after" }
+  pkg_setup: { before: "einfo pkg_setup before", replace: "einfo pkg_setup", after: "einfo pkg_setup after" }
+  src_prepare: { before: "einfo src_prepare before", replace: "einfo src_prepare", after: "einfo src_prepare after" }
+  src_configure: { before: "einfo src_configure before", replace: "einfo src_configure", after: "einfo src_configure after" }
+  src_compile: { before: "einfo src_compile before", replace: "einfo src_compile", after: "einfo src_compile after" }
+  src_test: { before: "einfo src_test before", replace: "einfo src_test", after: "einfo src_test after" }
+  src_install: { before: "einfo src_install before", replace: "einfo src_install", after: "einfo src_install after" }
+  pkg_postinst: { before: "einfo pkg_postinst before", replace: "einfo pkg_postinst", after: "einfo pkg_postinst after" }
+`,
+  'components/fullpy.yaml': `name: fullpy
+atom: dev-python/fullpy
+description: A Python package built with PEP 517 and tested with pytest
+homepage: https://github.com/ROCm/fullpy
+license: MIT
+sources:
+  - github: ROCm/fullpy
+build: python
+python:
+  eclass: distutils-r1
+  pep517: setuptools
+tests:
+  gpu: false
+  env: { PYTEST_ADDOPTS: -m unit }
+  skip: ["tests/test_a.py::test_b", "a|b"]
+`,
+  'components/fullcmd.yaml': `name: fullcmd
+atom: dev-util/fullcmd
+description: A tool whose tests run as one command in the build directory
+homepage: https://github.com/ROCm/fullcmd
+license: MIT
+sources:
+  - github: ROCm/fullcmd
+build: none
+tests:
+  gpu: false
+  command:
+    dir: \${BUILD_DIR}/bin
+    argv: [./fullcmd-test, --brief]
+    env: { FULLCMD_HOME: "\${T}" }
+phases:
+  src_install: { before: "einfo install" }
+`,
+};
+
+/** A temp directory holding FULL_FILES (with `overrides` applied, null removing a file) and the shipped targets.yaml. */
+export async function fullFixtureManifest(overrides: Record<string, string | null> = {}): Promise<string> {
+  return fixtureManifest({ ...FULL_FILES, ...overrides });
+}
