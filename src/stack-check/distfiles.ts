@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { ManifestIssue } from '../manifest/issues.js';
-import { issueAt, sourceDistfile, type StackModel } from '../model/resolve.js';
+import { issueAt, sourceDistfile, type ResolvedComponent, type StackModel } from '../model/resolve.js';
 
 /**
  * One name in DISTDIR is one file: two sources naming the same distfile
@@ -9,27 +9,31 @@ import { issueAt, sourceDistfile, type StackModel } from '../model/resolve.js';
  * bytes and fail its Manifest.
  */
 export function checkDistfiles(model: StackModel): ManifestIssue[] {
-  const issues: ManifestIssue[] = [];
-  const first = new Map<string, { url: string; file: string; atom: string }>();
+  const byName = new Map<string, { c: ResolvedComponent; i: number; url: string; explicit: boolean }[]>();
   for (const c of model.components) {
     c.spec.sources.forEach((src, i) => {
       const { name, url } = sourceDistfile(model.manifest, src, i, c.pn, c.version);
-      const seen = first.get(name);
-      if (!seen) {
-        first.set(name, { url, file: c.loaded.source.file, atom: c.atom });
-        return;
-      }
-      if (seen.url === url) return;
-      const where = seen.atom === c.atom ? 'an earlier source of this package' : path.relative(model.manifest.dir, seen.file);
+      byName.set(name, [...(byName.get(name) ?? []), { c, i, url, explicit: src.distfile !== undefined }]);
+    });
+  }
+  const issues: ManifestIssue[] = [];
+  for (const [name, entries] of byName) {
+    if (new Set(entries.map((e) => e.url)).size < 2) continue;
+    // The name as the package would get it by default is the reference; a name written out is the likelier mistake.
+    const reference = entries.find((e) => !e.explicit) ?? entries[0]!;
+    const refFile = path.relative(model.manifest.dir, reference.c.loaded.source.file);
+    for (const e of entries) {
+      if (e.url === reference.url) continue;
+      const where = reference.c === e.c ? 'another source of this package' : refFile;
       issues.push(
         issueAt(
-          c,
-          ['sources', i],
-          `distfile ${name} is also fetched by ${where}, from ${seen.url} instead of ${url}`,
+          e.c,
+          e.explicit ? ['sources', e.i, 'distfile'] : ['sources', e.i],
+          `distfile ${name} is also fetched by ${where}, from ${reference.url} instead of ${e.url}`,
           'give this source its own `distfile:` name (e.g. with ${PN} in it), or fetch the same URL',
         ),
       );
-    });
+    }
   }
   return issues;
 }

@@ -29,21 +29,26 @@ export function checkProjects(models: StackModel[], ctx: CheckContext): Manifest
   const brokenClaims = new Set(ctx.broken.components.flatMap((b) => b.projects ?? (b.name ? [b.name] : [])));
   const missing = new Map<string, string[]>();
   const unknown = new Map<string, { c: ResolvedComponent; releases: string[] }>();
-  const twice = new Map<string, { c: ResolvedComponent; other: ResolvedComponent; releases: string[] }>();
+  const twice = new Map<string, { c: ResolvedComponent; other: ResolvedComponent; fetched: boolean; releases: string[] }>();
   for (const model of models) {
     const version = model.release.version;
-    const packaged = new Map<string, ResolvedComponent>();
+    const claimants = new Map<string, ResolvedComponent[]>();
     for (const c of model.components) {
-      for (const p of c.spec.projects ?? [c.name]) {
-        const first = packaged.get(p);
-        if (first && !(buildsFrom(c, p) && buildsFrom(first, p))) {
-          const key = `${p}\u0000${c.atom}`;
-          const seen = twice.get(key) ?? { c, other: first, releases: [] };
-          seen.releases.push(version);
-          twice.set(key, seen);
-        } else if (!first) {
-          packaged.set(p, c);
-        }
+      for (const p of c.spec.projects ?? [c.name]) claimants.set(p, [...(claimants.get(p) ?? []), c]);
+    }
+    const packaged = new Map<string, ResolvedComponent>();
+    for (const [p, list] of claimants) {
+      packaged.set(p, list[0]!);
+      if (list.length < 2 || list.every((c) => buildsFrom(c, p))) continue;
+      // Blame the claims that do not fetch the project; when none does, every claim after the first.
+      const builders = list.filter((c) => buildsFrom(c, p));
+      const blamed = builders.length > 0 ? list.filter((c) => !buildsFrom(c, p)) : list.slice(1);
+      const other = builders[0] ?? list[0]!;
+      for (const c of blamed) {
+        const key = `${p}\u0000${c.atom}`;
+        const seen = twice.get(key) ?? { c, other, fetched: builders.length > 0, releases: [] };
+        seen.releases.push(version);
+        twice.set(key, seen);
       }
     }
     const listed = stack.projects?.[version];
@@ -79,17 +84,20 @@ export function checkProjects(models: StackModel[], ctx: CheckContext): Manifest
   for (const [p, { c, releases }] of unknown) {
     issues.push(issueAt(c, ['projects'], `project ${p} is not in AMD's manifest${where(releases)}`, 'check the spelling against the release manifest'));
   }
-  for (const [key, { c, other, releases }] of twice) {
+  for (const [key, { c, other, fetched, releases }] of twice) {
     const p = key.split('\u0000')[0]!;
     const at = c.spec.projects ? ['projects', c.spec.projects.indexOf(p)] : ['name'];
+    const by = path.relative(ctx.manifest.dir, other.loaded.source.file);
     issues.push(
       issueAt(
         c,
         at,
-        `AMD project ${p} is already packaged by ${path.relative(ctx.manifest.dir, other.loaded.source.file)}${where(releases)}`,
-        buildsFrom(c, p)
-          ? `list it only in the component that builds it, or fetch ${p} in both if the project is split into several packages`
-          : `this component does not fetch ${p}: list under \`projects:\` only the projects it is built from`,
+        fetched
+          ? `AMD project ${p} is packaged by ${by}, which builds from it; this component does not fetch ${p}${where(releases)}`
+          : `AMD project ${p} is already packaged by ${by}${where(releases)}`,
+        fetched
+          ? 'list under `projects:` only the projects this package is built from'
+          : `list it in one component only, or fetch ${p} in each if the project is split into several packages`,
       ),
     );
   }

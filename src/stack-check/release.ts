@@ -136,7 +136,8 @@ export async function checkRelease(model: StackModel, ctx: CheckContext, policyK
         return;
       }
       const inStack = model.byAtom.get(d.atom);
-      const ext = external[d.atom];
+      // An atom both generated and listed as external is reported once, at the external entry.
+      const ext = inStack ? undefined : external[d.atom];
       if (!inStack && !ext) {
         if (unknowable(ctx, d.atom)) return;
         const everywhere = model.manifest.components.some((o) => o.spec.atom === d.atom);
