@@ -148,6 +148,7 @@ export class SchemaValidator {
       case 'type': {
         const want = (e.params as { type: string | string[] }).type;
         message = `expected ${Array.isArray(want) ? want.join(' or ') : want}, got ${typeName(e.data)} ${show(e.data)}`;
+        hint ??= `write ${[want].flat().map((t) => TYPE_WORDS[t] ?? t).join(' or ')} here`;
         if ((typeof e.data === 'number' || typeof e.data === 'boolean') && String(want).includes('string')) {
           // Quote what the user wrote: `6.10` is the number 6.1 to YAML, and "6.1" would be the wrong fix.
           const written = writtenText(source, segments) ?? String(e.data);
@@ -160,6 +161,10 @@ export class SchemaValidator {
         message = `key \`${name}\` is not allowed here`;
         where = [...segments, name];
         key = name;
+        // The rule for keys (an atom, a USE flag, a version) carries the useful hint.
+        hint = this.hintOf(e.schema as AnySchemaObject) ?? hint;
+        const pattern = (e.schema as AnySchemaObject | undefined)?.pattern;
+        hint ??= typeof pattern === 'string' ? `keys here must match ${pattern}` : undefined;
         break;
       }
       case 'oneOf':
@@ -187,6 +192,7 @@ export class SchemaValidator {
         message = `${e.message ?? 'invalid value'}`;
     }
     if (context) message = `${message} (${context})`;
+    hint ??= 'see docs/manifest.md for what this key takes';
     const pos = locate(source, key !== undefined ? segments : where, key);
     return { file: source.file, line: pos.line, column: pos.column, path: jsonPath(where), message, ...(hint ? { hint } : {}) };
   }
@@ -228,6 +234,16 @@ function show(v: unknown): string {
   const s = typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? String(v);
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
+
+const TYPE_WORDS: Record<string, string> = {
+  object: 'a mapping (key: value lines)',
+  array: 'a list',
+  string: 'text',
+  integer: 'a whole number',
+  number: 'a number',
+  boolean: 'true or false',
+  null: 'nothing',
+};
 
 function sizeOf(v: unknown): number {
   if (typeof v === 'string') return [...v].length;

@@ -74,32 +74,41 @@ function firstError(node: Node): Node | undefined {
  */
 export async function checkPhaseCode(c: ResolvedComponent): Promise<ManifestIssue[]> {
   const issues: ManifestIssue[] = [];
-  for (const phase of PHASES) {
-    const code = c.spec.phases?.[phase];
-    if (!code) continue;
-    for (const part of ['before', 'after', 'replace'] as const) {
-      const text = code[part];
-      if (text === undefined) continue;
-      const tree = await parseBash(text);
-      try {
-        if (!tree.rootNode.hasError) continue;
-        const bad = firstError(tree.rootNode);
-        const line = (bad?.startPosition.row ?? 0) + 1;
-        const what = bad?.isMissing ? `missing ${bad.type}` : 'a syntax error';
-        issues.push(
-          issueAt(
-            c,
-            ['phases', phase, part],
-            `phase code is not complete bash on its own: ${what} on its line ${line}`,
-            'close every quote, bracket, brace and here-document inside this piece of code; it is placed inside a function',
-          ),
-        );
-      } finally {
-        tree.delete();
-      }
+  for (const piece of phasePieces(c)) {
+    const problem = await incompleteBash(piece.text);
+    if (problem) {
+      issues.push(
+        issueAt(
+          c,
+          piece.at,
+          `phase code is not complete bash on its own: ${problem}`,
+          'close every quote, bracket, brace and here-document inside this piece of code; it is placed inside a function',
+        ),
+      );
     }
   }
   return issues;
+}
+
+/** Parse results by text: the same phase code is checked in every release and every run. */
+const parsed = new Map<string, string | undefined>();
+
+async function incompleteBash(text: string): Promise<string | undefined> {
+  if (parsed.has(text)) return parsed.get(text);
+  const tree = await parseBash(text);
+  let problem: string | undefined;
+  try {
+    if (tree.rootNode.hasError) {
+      const bad = firstError(tree.rootNode);
+      const line = (bad?.startPosition.row ?? 0) + 1;
+      problem = `${bad?.isMissing ? `missing ${bad.type}` : 'a syntax error'} on its line ${line}`;
+    }
+  } finally {
+    tree.delete();
+  }
+  if (parsed.size >= 4096) parsed.delete(parsed.keys().next().value!);
+  parsed.set(text, problem);
+  return problem;
 }
 
 export interface PhasePiece {
