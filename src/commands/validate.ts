@@ -6,11 +6,14 @@ import { knownReleases } from '../model/resolve.js';
 export default class Validate extends BaseCommand {
   static override summary = 'Check a stack manifest against the schemas and its cross-references';
   static override description =
-    'Validates the stack file, every component and the external package list: schema errors, ' +
-    'nonexistent or unslotted dependencies, GPU target coherence, undeclared USE flags, values that ' +
-    'would reach bash unsafely, dependency cycles and AMD projects left unaccounted for, in every ' +
-    'release the manifest knows. Prints every problem as file:line:column, JSON path and a hint. ' +
-    'Exit codes: 0 valid, 2 invalid.';
+    'Validates the stack file, every component, the external package lists and the target table: ' +
+    'YAML and schema errors, nonexistent or unslotted dependencies, self-dependencies, packages both in ' +
+    'the stack and external, GPU target coherence, undeclared USE flags, values that would reach bash ' +
+    'unsafely (including the test environment allow-list and phase code that is not complete bash), ' +
+    'distfile names fetched from two places, dependency cycles and AMD projects left unaccounted for or ' +
+    'claimed twice, in every release the manifest knows. Every problem is reported in one run, as ' +
+    'file:line:column, JSON path and a hint; parts with schema errors are set aside and only the checks ' +
+    'that depend on them are skipped. Exit codes: 0 valid, 2 invalid.';
 
   static override examples = [
     { description: 'Validate the manifest shipped with rocm-ebuild', command: '<%= config.bin %> <%= command.id %>' },
