@@ -14,6 +14,12 @@ const MERGEABLE_DEFINITIONS = ['cmake', 'targets', 'llvm', 'python', 'tests', 'p
 
 let shared: SchemaValidator | undefined;
 
+/** Issues of one validation, and the paths of the broken values. */
+export interface Checked {
+  issues: ManifestIssue[];
+  broken: (string | number)[][];
+}
+
 /**
  * Validates parsed YAML against the JSON schemas in schemas/ and turns ajv's
  * errors into issues with file:line:column, a JSON path and a hint taken from
@@ -59,7 +65,30 @@ export class SchemaValidator {
     value: unknown = source.value,
     segments: readonly (string | number)[] = [],
     context = '',
-  ): { issues: ManifestIssue[]; broken: (string | number)[][] } {
+  ): Checked {
+    // A whole parsed file is validated once per schema, however often it is loaded
+    // (tests and long-running callers share parsed files between runs).
+    const whole = value === source.value && segments.length === 0 && context === '';
+    const cached = whole ? this.results.get(source)?.get(schema) : undefined;
+    if (cached) return cached;
+    const result = this.run(schema, source, value, segments, context);
+    if (whole) {
+      const bySchema = this.results.get(source) ?? new Map<string, Checked>();
+      bySchema.set(schema, result);
+      this.results.set(source, bySchema);
+    }
+    return result;
+  }
+
+  private readonly results = new WeakMap<YamlSource, Map<string, Checked>>();
+
+  private run(
+    schema: string,
+    source: YamlSource,
+    value: unknown,
+    segments: readonly (string | number)[],
+    context: string,
+  ): Checked {
     const validate = this.ajv.getSchema(SCHEMA_BASE + schema);
     if (!validate) throw new Error(`schema ${schema} is not loaded`);
     if (validate(value)) return { issues: [], broken: [] };

@@ -60,7 +60,7 @@ export function checkValues(c: ResolvedComponent): ManifestIssue[] {
 function firstError(node: Node): Node | undefined {
   if (node.isError || node.isMissing) return node;
   for (const child of node.children) {
-    if (!child || !child.hasError && !child.isMissing) continue;
+    if (!child || (!child.hasError && !child.isMissing)) continue;
     const found = firstError(child);
     if (found) return found;
   }
