@@ -45,6 +45,8 @@ export function checkValues(c: ResolvedComponent): ManifestIssue[] {
     }
   };
   env(c.spec.tests?.env, ['tests', 'env']);
+  // The smoke tier's environment reaches the same src_test (in a test container).
+  env(c.spec.tests?.smoke?.env, ['tests', 'smoke', 'env']);
   const cmd = c.spec.tests?.command;
   if (cmd) {
     bash(cmd.dir, ['tests', 'command', 'dir']);

@@ -19,7 +19,7 @@ import { selectGpus } from '../../src/container/select.js';
 import { readTopology } from '../../src/gpu/topology.js';
 import { deviceTablePath, loadDeviceTable } from '../../src/gpu/devices.js';
 import { defaultTargetsPath } from '../../src/paths.js';
-import { loadManifest } from '../../src/manifest/load.js';
+import { loadManifest } from '../../src/stack-check/index.js';
 import { loadPolicies } from '../../src/model/targets.js';
 import { releaseModel, resolveStack, type StackModel } from '../../src/model/resolve.js';
 import { UserError } from '../../src/util/errors.js';

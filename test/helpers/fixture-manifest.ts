@@ -197,6 +197,11 @@ tests:
     FULL_USE_HMM: 1
     LD_LIBRARY_PATH: \${BUILD_DIR}/lib
   skip: [full_slow_test, "full_net.*"]
+  smoke:
+    gtest_filter: "*/0.*"
+    env: { FULL_SMOKE_SIZE: small }
+    reason: the first type of every typed test suite
+  shards: 2
 notes: Most schema keys in one place, for the tests that walk the schemas.
 overrides:
   - versions: { from: "6.3.0", until: "7.0.0" }

@@ -228,6 +228,8 @@ describe('malformed manifests: each a located error with a hint (exit 2)', funct
       assert.equal(shown.length, 1, shown.join('\n'));
       assert.match(shown[0]!, new RegExp(`^components/gpulib\\.yaml:\\d+:\\d+: \\$\\.tests\\.env\\.${name}: tests may not set ${name}\\n {4}hint: allowed: test-harness variables`));
     }
+    const smoke = await refused(await fixture(edit('components/gpulib.yaml', 'tests:\n  gpu: true\n', 'tests:\n  gpu: true\n  smoke: { env: { LD_PRELOAD: /tmp/x.so } }\n')));
+    assert.match(smoke[0]!, /\$\.tests\.smoke\.env\.LD_PRELOAD: tests may not set LD_PRELOAD/);
     const outside = await refused(await fixture(env('LD_LIBRARY_PATH: "/tmp/evil:${BUILD_DIR}/lib"')));
     assert.match(outside[0]!, /LD_LIBRARY_PATH entry "\/tmp\/evil" is outside the build and the installed prefix/);
   });
