@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { XMLParser } from 'fast-xml-parser';
+import { SaxesParser } from 'saxes';
 
 /** One test case of a googletest XML report (--gtest_output=xml / GTEST_OUTPUT). */
 export interface GtestCase {
@@ -23,41 +23,78 @@ export interface GtestReport {
   suites: GtestSuite[];
 }
 
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '',
-  textNodeName: '#text',
-  cdataPropName: '#cdata',
-  isArray: (name) => name === 'testsuite' || name === 'testcase' || name === 'failure' || name === 'error',
-});
-
-type Node = Record<string, unknown>;
-const list = (v: unknown): Node[] => (Array.isArray(v) ? (v as Node[]) : v ? [v as Node] : []);
-const text = (n: Node): string => String(n.message ?? '') + (n['#cdata'] ? `\n${String(n['#cdata'])}` : n['#text'] ? `\n${String(n['#text'])}` : '');
-
-/** Parse one gtest XML report; undefined when it is not one (a truncated file from a killed test). */
+/**
+ * Parse one gtest XML report; undefined when it is not one. The parser is
+ * strict: a report truncated by a killed test binary is not well-formed and
+ * is dropped whole rather than counted as the cases it happened to finish.
+ */
 export function parseGtestXml(xml: string, file: string): GtestReport | undefined {
-  let doc: Node;
+  const parser = new SaxesParser({ xmlns: false });
+  const suites: GtestSuite[] = [];
+  let sawRoot = false;
+  let suite: GtestSuite | undefined;
+  let testcase: (GtestCase & { failures: string[] }) | undefined;
+  let failure: string | undefined;
+  let failed = false;
+  parser.on('error', () => {
+    failed = true;
+  });
+  parser.on('opentag', (tag) => {
+    const a = tag.attributes as Record<string, string>;
+    switch (tag.name) {
+      case 'testsuites':
+        sawRoot = true;
+        break;
+      case 'testsuite':
+        sawRoot = true;
+        suite = { name: a.name ?? '', cases: [] };
+        suites.push(suite);
+        break;
+      case 'testcase':
+        testcase = {
+          name: a.name ?? '',
+          classname: a.classname ?? suite?.name ?? '',
+          seconds: Number(a.time ?? 0) || 0,
+          skipped: a.result === 'skipped' || a.status === 'notrun',
+          failures: [],
+        };
+        break;
+      case 'failure':
+      case 'error':
+        if (testcase) failure = a.message ?? '';
+        break;
+      case 'skipped':
+        if (testcase) testcase.skipped = true;
+        break;
+      default:
+        break;
+    }
+  });
+  const body = (t: string) => {
+    if (failure !== undefined && t.trim() !== '') failure += `\n${t}`;
+  };
+  parser.on('text', body);
+  parser.on('cdata', body);
+  parser.on('closetag', (tag) => {
+    if ((tag.name === 'failure' || tag.name === 'error') && testcase && failure !== undefined) {
+      testcase.failures.push(failure);
+      failure = undefined;
+    } else if (tag.name === 'testcase' && testcase) {
+      const { failures, ...c } = testcase;
+      (suite ?? (suites[0] ??= { name: '', cases: [] })).cases.push(
+        failures.length > 0 ? { ...c, failure: failures.join('\n').trim() } : c,
+      );
+      testcase = undefined;
+    } else if (tag.name === 'testsuite') {
+      suite = undefined;
+    }
+  });
   try {
-    doc = parser.parse(xml) as Node;
+    parser.write(xml).close();
   } catch {
     return undefined;
   }
-  const root = (doc.testsuites as Node | undefined) ?? (doc.testsuite ? { testsuite: doc.testsuite } : undefined);
-  if (!root) return undefined;
-  const suites = list(root.testsuite).map((s) => ({
-    name: String(s.name ?? ''),
-    cases: list(s.testcase).map((c) => {
-      const failures = [...list(c.failure), ...list(c.error)];
-      return {
-        name: String(c.name ?? ''),
-        classname: String(c.classname ?? s.name ?? ''),
-        seconds: Number(c.time ?? 0) || 0,
-        ...(failures.length > 0 ? { failure: failures.map(text).join('\n').trim() } : {}),
-        skipped: c.result === 'skipped' || c.status === 'notrun' || 'skipped' in c,
-      };
-    }),
-  }));
+  if (failed || !sawRoot) return undefined;
   return { file, suites };
 }
 

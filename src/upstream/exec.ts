@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { gitEnvironment } from '../git/run.js';
 
 export interface ExecResult {
   code: number | null;
@@ -61,12 +62,11 @@ export function execFile(program: string, args: string[], options: ExecOptions =
 /**
  * Environment for git talking to remotes: never prompt (GitHub asks for a
  * password for repositories that do not exist, which would hang a batch run),
- * untranslated messages, and no GIT_DIR inherited from a hook or a test.
+ * untranslated messages, and none of the variables that point git at another
+ * repository (the same list every git call of the tool drops).
  */
 export function gitEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
-  for (const k of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_NAMESPACE']) delete env[k];
-  return env;
+  return gitEnvironment({ GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' });
 }
 
 /** The line of a tool's error output that says what went wrong (git's first "fatal:"), for one-line reports. */

@@ -265,6 +265,14 @@ Expected: x == y]]></failure></testcase>
     assert.equal(r.suites[0]!.cases[1]!.failure, 'x == y\nscan.cpp:7\nExpected: x == y');
     assert.deepEqual(gtestCounts([r]), { total: 3, failed: 1, skipped: 1 });
     assert.equal(parseGtestXml('<?xml version="1.0"?><testsuites><testsuite name="x"><testcase', 'x'), undefined);
+    // Cut after a whole test case (the binary was killed between two writes):
+    // counting the cases it finished would report a partial run as complete.
+    const cut = xml.slice(0, xml.indexOf('<testcase name="C"'));
+    assert.equal(parseGtestXml(cut, 'x'), undefined);
+    // A lone <testsuite> root (some gtest builds write one) is a report too.
+    const lone = parseGtestXml('<testsuite name="S"><testcase name="A" classname="S"/><testcase name="E"><error message="boom"/></testcase></testsuite>', 'x')!;
+    assert.deepEqual(gtestCounts([lone]), { total: 2, failed: 1, skipped: 0 });
+    assert.equal(lone.suites[0]!.cases[1]!.classname, 'S');
   });
 });
 

@@ -5,6 +5,7 @@ import { classifyTag, tagMatcher } from '../../src/upstream/tags.js';
 import { repositoryUrl } from '../../src/upstream/locations.js';
 import { bareRepo, fixtures, stackCopy } from './support.js';
 import { GitHttpServer } from './git-http.js';
+import { gitEnv } from '../../src/upstream/exec.js';
 
 interface TagsJson {
   known: string[];
@@ -20,6 +21,19 @@ describe('upstream tags', function () {
   let dir: string;
   let stack: string;
   let env: NodeJS.ProcessEnv;
+
+  it('talks to remotes with no prompt and none of the variables that relocate a repository', () => {
+    const saved = { ...process.env };
+    try {
+      // As when rocm-ebuild runs from a git hook of a worktree.
+      Object.assign(process.env, { GIT_DIR: '/x/.git', GIT_COMMON_DIR: '/x/.git', GIT_INDEX_FILE: '/x/i', GIT_ALTERNATE_OBJECT_DIRECTORIES: '/x/o', GIT_QUARANTINE_PATH: '/x/q' });
+      const env = gitEnv();
+      assert.deepEqual(Object.keys(env).filter((k) => /^GIT_(DIR|COMMON_DIR|INDEX_FILE|ALTERNATE_OBJECT_DIRECTORIES|QUARANTINE_PATH)$/.test(k)), []);
+      assert.equal(env.GIT_TERMINAL_PROMPT, '0');
+    } finally {
+      for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+    }
+  });
 
   before(async () => {
     dir = await tempDir('rocm-ebuild-tags-');
