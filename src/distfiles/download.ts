@@ -1,6 +1,6 @@
-import { promises as fs } from 'node:fs';
+import { promises as fs, writevSync } from 'node:fs';
 import type { Dispatcher } from 'undici';
-import { get, headerValue, type HttpResponse } from './http.js';
+import { BodyAbandoned, get, headerValue, type HttpResponse } from './http.js';
 import { classifyError, classifyStatus, parseRetryAfter, type FailureKind } from './retry-policy.js';
 
 /** What a download may resume from: written next to `<name>.partial` when the server offers a validator. */
@@ -53,6 +53,26 @@ function strongValidator(res: HttpResponse): string | undefined {
   const etag = headerValue(res.headers, 'etag');
   if (etag && !etag.startsWith('W/')) return etag;
   return headerValue(res.headers, 'last-modified');
+}
+
+/** writev until every byte is on disk: a regular file may take less than asked. */
+function writeAllSync(fd: number, chunks: Buffer[], position: number): void {
+  let rest = chunks;
+  let at = position;
+  while (rest.length > 0) {
+    let n = writevSync(fd, rest, at);
+    at += n;
+    const left: Buffer[] = [];
+    for (const c of rest) {
+      if (n >= c.length) {
+        n -= c.length;
+        continue;
+      }
+      left.push(n > 0 ? c.subarray(n) : c);
+      n = 0;
+    }
+    rest = left;
+  }
 }
 
 /**
@@ -122,34 +142,34 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
   req.onStart({ url: res.url, offset, ...(total !== undefined ? { size: total } : {}) });
   let handle: fs.FileHandle | undefined;
   // Chunks are gathered and written with one writev per MiB: one write per
-  // 64 KiB socket read costs more CPU than the copy it saves.
+  // 64 KiB socket read costs more CPU than the copy it saves. The writes are
+  // synchronous because the body must never wait (see http.ts): while the disk
+  // takes a batch, the socket is not read, which is the backpressure.
   let pending: Buffer[] = [];
   let pendingBytes = 0;
-  const flush = async () => {
+  const flush = () => {
     if (pendingBytes === 0 || !handle) return;
-    const chunks = pending;
     const size = pendingBytes;
+    writeAllSync(handle.fd, pending, bytes);
     pending = [];
     pendingBytes = 0;
-    await handle.writev(chunks, bytes);
     bytes += size;
   };
+  let tooLong: string | undefined;
   try {
     handle = await fs.open(req.partial, offset > 0 ? 'r+' : 'w');
     if (offset > 0) await handle.truncate(offset);
-    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+    await res.body.pipeTo((chunk) => {
       if (req.expectedSize !== undefined && bytes + pendingBytes + chunk.length > req.expectedSize) {
-        res.body.destroy();
-        return fail('wrong-url', `sends more than the ${req.expectedSize} bytes the Manifest says${via(res)}`, {
-          discardPartial: true,
-        });
+        tooLong = `sends more than the ${req.expectedSize} bytes the Manifest says${via(res)}`;
+        throw new BodyAbandoned(tooLong);
       }
       pending.push(chunk);
       pendingBytes += chunk.length;
       req.onBytes(bytes + pendingBytes);
-      if (pendingBytes >= WRITE_BATCH) await flush();
-    }
-    await flush();
+      if (pendingBytes >= WRITE_BATCH) flush();
+    });
+    flush();
     if (total !== undefined && bytes !== total) {
       return fail('transient', `body ended after ${bytes} of ${total} bytes${via(res)}`);
     }
@@ -157,8 +177,13 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
     await handle.datasync();
   } catch (err) {
     res.body.destroy();
+    if (tooLong !== undefined) return fail('wrong-url', tooLong, { discardPartial: true });
     // What did arrive is worth keeping for the resume.
-    await flush().catch(() => undefined);
+    try {
+      flush();
+    } catch {
+      // The disk error that stopped us is the one to report.
+    }
     const c = classifyError(err);
     return fail(c.kind, `${c.outcome} after ${bytes} bytes${via(res)}`);
   } finally {

@@ -66,14 +66,7 @@ export class MirrorSet {
         // No layout.conf: a flat mirror, by GLEP 75's rule and by --mirror's contract.
         return { ok: true, layout: { kind: 'flat' } };
       }
-      let text = '';
-      for await (const chunk of res.body as AsyncIterable<Buffer>) {
-        text += chunk.toString('utf8');
-        if (text.length > MAX_LAYOUT_CONF) {
-          res.body.destroy();
-          break;
-        }
-      }
+      const text = await res.body.text(MAX_LAYOUT_CONF);
       return { ok: true, layout: parseLayoutConf(text) };
     } catch (err) {
       const c = classifyError(err);

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import net, { type AddressInfo, type Socket } from 'node:net';
 
 /**
  * A real HTTP server on 127.0.0.1 for download tests, with faults that can be
@@ -17,6 +17,21 @@ export type Fault =
   | { kind: 'truncate'; after: number }
   /** Send `after` bytes, then nothing more until the client gives up. */
   | { kind: 'stall'; after: number }
+  /**
+   * `Connection: close` with the whole length promised, `after` bytes sent,
+   * then the socket closed with a FIN (not a reset): what a server or proxy
+   * that gives up on a response does. Written straight to the socket so the
+   * bytes and the FIN leave together.
+   */
+  | { kind: 'fin'; after: number }
+  /**
+   * An HTTP/1.0 response (no keep-alive): Content-Length only when the route
+   * sends one, the body ended by closing the socket with a FIN, after `after`
+   * bytes (default: all of it).
+   */
+  | { kind: 'http10'; after?: number }
+  /** A chunked body that never ends: random bytes as fast as the client reads them. */
+  | { kind: 'endless' }
   /** Serve this body instead of the real one (with its own length). */
   | { kind: 'content'; body: Buffer }
   /** Serve normally: lets a fault follow a success in the queue. */
@@ -57,6 +72,13 @@ export class TestServer {
   private readonly gated: (() => void)[] = [];
   private gateOpen = false;
   private readonly sockets = new Set<Socket>();
+  /**
+   * As an HTTP proxy: the status answered to every CONNECT (a tunnel is
+   * opened for 200). Undefined: CONNECT is refused with 405.
+   */
+  proxyStatus: number | undefined;
+  /** The `host:port` of every CONNECT received. */
+  readonly tunnels: string[] = [];
 
   private constructor(
     private readonly server: http.Server,
@@ -74,6 +96,7 @@ export class TestServer {
       self!.sockets.add(socket);
       socket.on('close', () => self!.sockets.delete(socket));
     });
+    server.on('connect', (req: http.IncomingMessage, socket: Socket, head: Buffer) => self!.tunnel(req, socket, head));
     return self;
   }
 
@@ -93,6 +116,29 @@ export class TestServer {
   async close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** An HTTP proxy's CONNECT: answered with `proxyStatus`, tunnelled to the target for 200. */
+  private tunnel(req: http.IncomingMessage, socket: Socket, head: Buffer): void {
+    this.tunnels.push(req.url ?? '');
+    const status = this.proxyStatus ?? 405;
+    if (status !== 200) {
+      socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'Refused'}\r\nContent-Length: 0\r\n\r\n`);
+      return;
+    }
+    const [host, port] = (req.url ?? '').split(':');
+    const upstream = net.connect(Number(port), host!, () => {
+      socket.write('HTTP/1.1 200 Connection established\r\n\r\n');
+      if (head.length > 0) upstream.write(head);
+      upstream.pipe(socket);
+      socket.pipe(upstream);
+    });
+    const drop = () => {
+      upstream.destroy();
+      socket.destroy();
+    };
+    upstream.on('error', drop);
+    socket.on('error', drop);
   }
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
@@ -168,6 +214,32 @@ export class TestServer {
       headers['content-range'] = `bytes ${start}-${whole.length - 1}/${whole.length}`;
     }
     if (route.contentLength !== false) headers['content-length'] = String(body.length);
+
+    if (fault.kind === 'fin' || fault.kind === 'http10') {
+      const version = fault.kind === 'fin' ? '1.1' : '1.0';
+      if (fault.kind === 'fin') headers.connection = 'close';
+      const lines = [`HTTP/${version} ${status} ${http.STATUS_CODES[status]}`];
+      for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${String(v)}`);
+      const sent = body.subarray(0, fault.after ?? body.length);
+      const socket = req.socket;
+      // The server's own response object is never used: the bytes, then the FIN, exactly.
+      socket.write(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`), sent]));
+      socket.end();
+      return;
+    }
+    if (fault.kind === 'endless') {
+      delete headers['content-length'];
+      delete headers['content-range'];
+      res.writeHead(200, headers);
+      const chunk = Buffer.alloc(256 * 1024, 0x5a);
+      const pump = () => {
+        while (!res.destroyed && res.write(chunk));
+        if (!res.destroyed) res.once('drain', pump);
+      };
+      res.on('close', () => res.removeListener('drain', pump));
+      pump();
+      return;
+    }
     res.writeHead(status, headers);
 
     switch (fault.kind) {
