@@ -8,6 +8,8 @@ export interface PartialMeta {
   url: string;
   /** A strong ETag or a Last-Modified date, sent back as If-Range. */
   validator: string;
+  /** The whole file's size as the server gave it, when it did: a resume that finds another size starts over. */
+  size?: number;
 }
 
 export interface AttemptRequest {
@@ -18,6 +20,14 @@ export interface AttemptRequest {
   resumeFrom: number;
   /** Sent as If-Range so a server whose file changed answers with all of it instead of the rest. */
   validator?: string;
+  /**
+   * Re-fetch this many bytes before `resumeFrom` and compare them with the
+   * partial file: a server can change a file and keep its ETag, and without a
+   * Manifest entry nothing else would notice a file stitched from two versions.
+   */
+  overlap?: number;
+  /** The size the partial's earlier response gave for the whole file (from its meta file). */
+  knownTotal?: number;
   /** From the Manifest: a body that would make the file any other size is refused before or while it arrives. */
   expectedSize?: number;
   dispatcher: Dispatcher;
@@ -40,6 +50,8 @@ export type AttemptResult =
       bytes: number;
       /** The partial file is no use and must be discarded before the next attempt. */
       discardPartial?: boolean;
+      /** The server's file changed under the partial: start over at once (not a failure of the URL). */
+      changed?: boolean;
     };
 
 const CONTENT_RANGE = /^bytes (\d+)-(\d+)\/(\d+|\*)$/;
@@ -84,9 +96,11 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
   const fail = (kind: FailureKind, outcome: string, extra: Partial<Extract<AttemptResult, { ok: false }>> = {}) =>
     ({ ok: false, url: req.url, kind, outcome, bytes, ...extra }) as const;
 
+  const overlap = req.resumeFrom > 0 ? Math.min(req.overlap ?? 0, req.resumeFrom) : 0;
+  const rangeStart = req.resumeFrom - overlap;
   const headers: { [name: string]: string } = {};
   if (req.resumeFrom > 0) {
-    headers.range = `bytes=${req.resumeFrom}-`;
+    headers.range = `bytes=${rangeStart}-`;
     if (req.validator) headers['if-range'] = req.validator;
   }
   let res: HttpResponse;
@@ -101,12 +115,20 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
   let total: number | undefined;
   if (res.statusCode === 206 && req.resumeFrom > 0) {
     const m = CONTENT_RANGE.exec(headerValue(res.headers, 'content-range') ?? '');
-    if (!m || Number(m[1]) !== req.resumeFrom) {
+    if (!m || Number(m[1]) !== rangeStart) {
       await res.body.dump();
       return fail('transient', `server sent a range other than the one asked for${via(res)}`, { bytes: 0, discardPartial: true });
     }
     offset = req.resumeFrom;
     total = m[3] === '*' ? undefined : Number(m[3]);
+    if (total !== undefined && req.knownTotal !== undefined && total !== req.knownTotal) {
+      res.body.destroy();
+      return fail('transient', `the file changed on the server since the partial download (now ${total} bytes, was ${req.knownTotal}); starting over${via(res)}`, {
+        bytes: 0,
+        discardPartial: true,
+        changed: true,
+      });
+    }
   } else if (res.statusCode === 200) {
     // No range support, or If-Range said the file changed: the whole file follows.
     offset = 0;
@@ -132,7 +154,7 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
 
   const validator = strongValidator(res);
   if (validator) {
-    const meta: PartialMeta = { url: req.url, validator };
+    const meta: PartialMeta = { url: req.url, validator, ...(total !== undefined ? { size: total } : {}) };
     await fs.writeFile(req.metaFile, JSON.stringify(meta));
   } else {
     await fs.rm(req.metaFile, { force: true });
@@ -156,10 +178,30 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
     bytes += size;
   };
   let tooLong: string | undefined;
+  let changed: string | undefined;
   try {
     handle = await fs.open(req.partial, offset > 0 ? 'r+' : 'w');
     if (offset > 0) await handle.truncate(offset);
-    await res.body.pipeTo((chunk) => {
+    // The bytes the overlap must reproduce, compared as they arrive and not written again.
+    let known = Buffer.alloc(0);
+    if (offset > 0 && overlap > 0) {
+      known = Buffer.alloc(overlap);
+      const { bytesRead } = await handle.read(known, 0, overlap, rangeStart);
+      if (bytesRead !== overlap) throw new Error(`partial file ${req.partial} shrank while being resumed`);
+    }
+    let compared = 0;
+    await res.body.pipeTo((whole) => {
+      let chunk = whole;
+      if (compared < known.length) {
+        const n = Math.min(known.length - compared, chunk.length);
+        if (!chunk.subarray(0, n).equals(known.subarray(compared, compared + n))) {
+          changed = `the file changed on the server since the partial download (the ${overlap} bytes before the resume point differ, the validator was kept); starting over${via(res)}`;
+          throw new BodyAbandoned(changed);
+        }
+        compared += n;
+        chunk = chunk.subarray(n);
+        if (chunk.length === 0) return;
+      }
       if (req.expectedSize !== undefined && bytes + pendingBytes + chunk.length > req.expectedSize) {
         tooLong = `sends more than the ${req.expectedSize} bytes the Manifest says${via(res)}`;
         throw new BodyAbandoned(tooLong);
@@ -170,6 +212,9 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
       if (pendingBytes >= WRITE_BATCH) flush();
     });
     flush();
+    if (compared < known.length) {
+      return fail('transient', `body ended after ${rangeStart + compared} of ${total ?? '?'} bytes, before the resume point${via(res)}`);
+    }
     if (total !== undefined && bytes !== total) {
       return fail('transient', `body ended after ${bytes} of ${total} bytes${via(res)}`);
     }
@@ -178,6 +223,7 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
   } catch (err) {
     res.body.destroy();
     if (tooLong !== undefined) return fail('wrong-url', tooLong, { discardPartial: true });
+    if (changed !== undefined) return fail('transient', changed, { bytes: 0, discardPartial: true, changed: true });
     // What did arrive is worth keeping for the resume.
     try {
       flush();

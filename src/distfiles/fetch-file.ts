@@ -26,6 +26,14 @@ export interface FetchContext {
 /** Mirrors are a shortcut, not the source of truth: one retry there, then on to the next URL. */
 const MIRROR_RETRIES = 1;
 
+/**
+ * How much of a new distfile's partial data a resume fetches again and
+ * compares. A re-generated archive differs all through (compression), so
+ * 64 KiB just before the resume point catch it for the price of one extra
+ * socket read.
+ */
+export const RESUME_OVERLAP = 64 * 1024;
+
 interface Failure {
   kind: FailureKind | 'mismatch';
   outcome: string;
@@ -34,7 +42,9 @@ interface Failure {
 async function readMeta(file: string): Promise<PartialMeta | undefined> {
   try {
     const meta = JSON.parse(await fs.readFile(file, 'utf8')) as Partial<PartialMeta>;
-    return typeof meta.url === 'string' && typeof meta.validator === 'string' ? (meta as PartialMeta) : undefined;
+    if (typeof meta.url !== 'string' || typeof meta.validator !== 'string') return undefined;
+    const size = Number.isSafeInteger(meta.size) && meta.size! >= 0 ? meta.size : undefined;
+    return { url: meta.url, validator: meta.validator, ...(size !== undefined ? { size } : {}) };
   } catch {
     return undefined;
   }
@@ -69,13 +79,17 @@ async function syncDirectory(dir: string): Promise<void> {
  * the Manifest will check the result anyway, or when the same URL gave a
  * validator that If-Range can hold the server to; otherwise a new distfile
  * (no Manifest entry yet) could be stitched from two different versions of it.
+ * A validator is only the server's word, and servers keep ETags across changes
+ * (a re-generated archive behind a cache): a new distfile's resume also
+ * fetches the last RESUME_OVERLAP bytes again and compares them, and checks
+ * the total size, before anything is appended.
  */
 async function resumePoint(
   partial: string,
   metaFile: string,
   url: string,
   expected: ManifestEntry | undefined,
-): Promise<{ from: number; validator?: string }> {
+): Promise<{ from: number; validator?: string; overlap?: number; knownTotal?: number }> {
   const size = await sizeOf(partial);
   if (size === 0) return { from: 0 };
   const meta = await readMeta(metaFile);
@@ -87,7 +101,9 @@ async function resumePoint(
     }
     return { from: size, ...(validator ? { validator } : {}) };
   }
-  if (validator) return { from: size, validator };
+  if (validator) {
+    return { from: size, validator, overlap: RESUME_OVERLAP, ...(meta?.size !== undefined ? { knownTotal: meta.size } : {}) };
+  }
   await discard(partial, metaFile);
   return { from: 0 };
 }
@@ -191,6 +207,7 @@ export async function fetchDistfile(
     let failuresInARow = 0;
     let progressRetries = 0;
     let restartedAfterMismatch = false;
+    let restartedAfterChange = false;
     while (!ctx.signal?.aborted) {
       const resume = await resumePoint(partial, metaFile, candidate.url, expected);
       let result: AttemptResult;
@@ -204,6 +221,8 @@ export async function fetchDistfile(
           metaFile,
           resumeFrom: resume.from,
           ...(resume.validator ? { validator: resume.validator } : {}),
+          ...(resume.overlap ? { overlap: resume.overlap } : {}),
+          ...(resume.knownTotal !== undefined ? { knownTotal: resume.knownTotal } : {}),
           ...(expected ? { expectedSize: expected.size } : {}),
           dispatcher: ctx.dispatcher,
           timeoutMs: ctx.timeoutMs,
@@ -238,6 +257,12 @@ export async function fetchDistfile(
       }
 
       if (result.discardPartial) await discard(partial, metaFile);
+      if (result.changed && !restartedAfterChange) {
+        // Not the URL's fault: the partial data was stale. One clean download from this URL.
+        restartedAfterChange = true;
+        note(result.url, result.outcome, 'transient', 0);
+        continue;
+      }
       if (result.kind === 'fatal') {
         note(result.url, result.outcome, 'fatal');
         break;

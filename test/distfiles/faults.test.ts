@@ -73,4 +73,55 @@ describe('distfiles: server faults', () => {
       await assertInstalled('d.tar.gz', body);
     });
   });
+
+  describe('resuming a new distfile (no Manifest entry) whose server kept the ETag', () => {
+    const partialOf = async (name: string, bytes: Buffer, validator: string, url: string) => {
+      await fs.writeFile(path.join(distdir, `${name}.partial`), bytes);
+      await fs.writeFile(path.join(distdir, `${name}.partial.json`), JSON.stringify({ url, validator }));
+    };
+
+    it('starts over when the bytes before the resume point changed, never mixing two versions', async () => {
+      const v1 = payload(300_000);
+      const v2 = payload(300_000);
+      const url = server.url('/f/changed.tar.gz');
+      await partialOf('changed.tar.gz', v1.subarray(0, 100_000), '"same"', url);
+      // The server now has other content under the same strong ETag, so If-Range lets the resume through.
+      server.route('/f/changed.tar.gz', { body: v2, etag: '"same"' });
+      const [r] = await ensureDistfiles([need('changed.tar.gz', [url])], opts());
+      assert.equal(r!.status, 'fetched', r!.error);
+      assert.deepEqual(r!.entry, entryOf('changed.tar.gz', v2), 'the Manifest line describes one version');
+      await assertInstalled('changed.tar.gz', v2);
+      const reqs = server.requestsFor('/f/changed.tar.gz');
+      assert.equal(reqs.length, 2);
+      assert.match(reqs[0]!.range ?? '', /^bytes=\d+-$/);
+      assert.ok(Number(/\d+/.exec(reqs[0]!.range!)![0]) < 100_000, 'the resume re-fetches bytes it already has, to compare');
+      assert.equal(reqs[1]!.range, undefined, 'then downloads the whole file again');
+      assert.match(r!.attempts[0]!.outcome, /changed on the server/);
+    });
+
+    it('starts over when the total size changed, even if the compared bytes agree', async () => {
+      const v1 = payload(300_000);
+      const v2 = Buffer.concat([payload(20_000), v1.subarray(20_000), payload(10)]);
+      const url = server.url('/f/longer.tar.gz');
+      await partialOf('longer.tar.gz', v1.subarray(0, 100_000), '"same"', url);
+      await fs.writeFile(path.join(distdir, 'longer.tar.gz.partial.json'), JSON.stringify({ url, validator: '"same"', size: 300_000 }));
+      server.route('/f/longer.tar.gz', { body: v2, etag: '"same"' });
+      const [r] = await ensureDistfiles([need('longer.tar.gz', [url])], opts());
+      assert.equal(r!.status, 'fetched', r!.error);
+      await assertInstalled('longer.tar.gz', v2);
+      assert.equal(server.requestsFor('/f/longer.tar.gz').at(-1)!.range, undefined);
+    });
+
+    it('resumes when the compared bytes agree', async () => {
+      const body = payload(300_000);
+      const url = server.url('/f/same.tar.gz');
+      await partialOf('same.tar.gz', body.subarray(0, 100_000), '"same"', url);
+      server.route('/f/same.tar.gz', { body, etag: '"same"' });
+      const [r] = await ensureDistfiles([need('same.tar.gz', [url])], opts());
+      assert.equal(r!.status, 'fetched', r!.error);
+      await assertInstalled('same.tar.gz', body);
+      assert.equal(server.requestsFor('/f/same.tar.gz').length, 1, 'one request: the resume');
+      assert.match(r!.attempts.at(-1)!.outcome, /resumed at 100000 bytes/);
+    });
+  });
 });
