@@ -6,7 +6,7 @@ import { manifestFlag } from '../cli/stack.js';
 import { defaultManifestPath } from '../paths.js';
 import { runBump, type BumpResult } from '../bump/run.js';
 import { checkOverlayPath } from '../overlay/paths.js';
-import { createProgress as createDistfileProgress, mirrorsFromEnv } from '../distfiles/index.js';
+import { createProgress as createDistfileProgress, mirrorsFromEnv, resolveCheckedDistdir } from '../distfiles/index.js';
 import { useColor } from '../cli/progress.js';
 import { baseUrlFlag, GITHUB, timeoutMs, treeProvider } from '../cli/upstream-flags.js';
 import { deriveForBump } from '../upstream/derive.js';
@@ -114,6 +114,8 @@ export default class Bump extends BaseCommand {
     const json = this.jsonEnabled();
     // A wrong --overlay is one line before any work, drafting a release included.
     await checkOverlayPath(path.resolve(flags.overlay), { create: !flags['dry-run'] });
+    // A distdir that can never hold a file is refused before any work (a dry run uses none).
+    if (!flags['dry-run']) await resolveCheckedDistdir(flags.distdir, { offline: flags.offline });
     if (flags['derive-from']) {
       const derived = await deriveForBump({
         manifest: flags.manifest ?? defaultManifestPath,

@@ -4,7 +4,7 @@ import { BaseCommand } from '../cli/base-command.js';
 import { UserError } from '../cli/errors.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { loadManifestOrFail, manifestFlag } from '../cli/stack.js';
-import { createProgress, describeProblem, mirrorsFromEnv, resolveDistdir } from '../distfiles/index.js';
+import { createProgress, describeProblem, mirrorsFromEnv, resolveCheckedDistdir } from '../distfiles/index.js';
 import { ManifestError } from '../manifest/issues.js';
 import { knownReleases, releaseModel, resolveStack } from '../model/resolve.js';
 import { loadPolicies } from '../model/targets.js';
@@ -55,6 +55,7 @@ export default class ManifestCommand extends BaseCommand {
 
   async run(): Promise<unknown> {
     const { argv, flags } = await this.parse(ManifestCommand);
+    const distdir = await resolveCheckedDistdir(flags.distdir, { offline: flags.offline });
     const manifest = await loadManifestOrFail(flags.manifest);
     const policies = await loadPolicies(manifest);
     if ('issues' in policies) throw new ManifestError(policies.issues);
@@ -74,7 +75,6 @@ export default class ManifestCommand extends BaseCommand {
     if (absent.length > 0) throw new UserError(`the overlay holds no ebuild of ${absent.join(', ')}`, ExitCode.invalidInput);
 
     const json = this.jsonEnabled();
-    const distdir = resolveDistdir(flags.distdir);
     const { packages, distfiles } = await refreshManifests(manifest, policies, state, components, {
       distdir,
       offline: flags.offline,

@@ -5,6 +5,9 @@ import { fetchDistfile, type FetchContext } from './fetch-file.js';
 import { Hasher } from './hash.js';
 import { createDispatcher } from './http.js';
 import { Limiter } from '../util/limiter.js';
+import { UserError } from '../util/errors.js';
+import { ExitCode } from '../util/exit-codes.js';
+import { checkDistdir } from './distdir.js';
 import { lockPath, quarantinePath } from './locations.js';
 import { acquireLock } from './lock.js';
 import { isValidDistfileName, sameEntry } from './manifest-file.js';
@@ -66,7 +69,7 @@ async function statFile(file: string): Promise<{ size: number; isFile: boolean }
  * already there are hashed (through the cache) and checked, missing ones are
  * downloaded (unless offline). One result per distinct file name, in the order
  * of first appearance. Never throws for a per-file problem: the result says it;
- * throws only when the distdir cannot be created.
+ * throws (a UserError, exit 2) only when the distdir is unusable as a whole.
  *
  * A file already in the distdir that contradicts its Manifest entry is moved
  * aside to `<name>._checksum_failure_.<random>` (kept, not deleted, so it can be
@@ -80,12 +83,13 @@ export async function ensureDistfiles(needs: DistfileNeed[], options: EnsureOpti
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const merged = mergeNeeds(needs);
 
+  // Nothing can be fetched or checked at all: one clear error beats a failure per file.
+  await checkDistdir(distdir, { offline });
   if (!offline) {
     try {
       await fs.mkdir(distdir, { recursive: true });
     } catch (err) {
-      // Nothing can be fetched at all: one clear error beats a failure per file.
-      throw new Error(`cannot create the distdir ${distdir}: ${(err as Error).message}`);
+      throw new UserError(`cannot create the distdir ${distdir}: ${(err as Error).message}`, ExitCode.invalidInput);
     }
   }
   const initial = await Promise.all(
@@ -153,7 +157,7 @@ export async function ensureDistfiles(needs: DistfileNeed[], options: EnsureOpti
       problem = `size ${st.size}, Manifest ${need.expected.size}`;
     } else {
       progress.hashing(need.name, st.size);
-      let hashed = await hasher.hash(final, { name: need.name });
+      let hashed = await hasher.hash(final, { name: need.name, refresh: options.force ?? false });
       problem = need.expected ? mismatch(hashed.entry, need.expected) : undefined;
       if (problem && hashed.cached) {
         // Never condemn a file on the cache's word alone.

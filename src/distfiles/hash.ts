@@ -36,9 +36,10 @@ export class Hasher {
   /**
    * Digests of `filePath`, named `name` in the entry. `useCache: false` always
    * reads (a download still under its .partial name, a re-check after a
-   * mismatch) and records nothing.
+   * mismatch) and records nothing; `refresh: true` always reads and records
+   * what it read (a forced re-check of a distfile).
    */
-  async hash(filePath: string, options: { name?: string; useCache?: boolean } = {}): Promise<Hashed> {
+  async hash(filePath: string, options: { name?: string; useCache?: boolean; refresh?: boolean } = {}): Promise<Hashed> {
     const st = await fs.stat(filePath, { bigint: true });
     return this.hashStated(filePath, stampOf(st), options);
   }
@@ -58,11 +59,11 @@ export class Hasher {
   private async hashStated(
     filePath: string,
     stamp: FileStamp,
-    options: { name?: string; useCache?: boolean },
+    options: { name?: string; useCache?: boolean; refresh?: boolean },
   ): Promise<Hashed> {
     const name = options.name ?? path.basename(filePath);
     const useCache = options.useCache ?? true;
-    if (useCache) {
+    if (useCache && !options.refresh) {
       const cached = this.cache.get(filePath, stamp);
       if (cached) return { entry: { name, size: Number(stamp.size), ...cached }, stamp, cached: true };
     }

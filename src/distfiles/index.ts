@@ -14,6 +14,7 @@ export type {
 } from './types.js';
 export { ensureDistfiles, DEFAULT_JOBS, DEFAULT_TIMEOUT_MS } from './ensure.js';
 export { resolveDistdir, defaultHashCacheFile } from './locations.js';
+export { checkDistdir, distdirSource, resolveCheckedDistdir } from './distdir.js';
 export { mirrorsFromEnv, parseLayoutConf, layoutPath } from './mirrors.js';
 export { hashFiles } from './hash.js';
 export { parseManifest, formatManifest, updateManifest, ManifestSyntaxError, isValidDistfileName } from './manifest-file.js';

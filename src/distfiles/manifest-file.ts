@@ -1,3 +1,5 @@
+import { UserError } from '../util/errors.js';
+import { ExitCode } from '../util/exit-codes.js';
 import type { ManifestEntry } from './types.js';
 
 /**
@@ -9,13 +11,24 @@ import type { ManifestEntry } from './types.js';
 const HEX128 = /^[0-9a-fA-F]{128}$/;
 const THICK_ONLY = new Set(['EBUILD', 'AUX', 'MISC']);
 
-export class ManifestSyntaxError extends Error {
+/**
+ * A line of an existing Manifest that cannot be read. It is the user's file, so
+ * it is reported where it is (file:line) and the overlay is refused (exit 4)
+ * rather than rewritten: dropping a line we cannot read could lose the only
+ * record of a distfile's digests.
+ */
+export class ManifestSyntaxError extends UserError {
   constructor(
-    message: string,
+    readonly reason: string,
     readonly file: string | undefined,
     readonly line: number,
   ) {
-    super(`${file ?? 'Manifest'}:${line}: ${message}`);
+    super(
+      `${file ?? 'Manifest'}:${line}: ${reason}\n` +
+        '  what to do: correct the line, or delete it and run `rocm-ebuild manifest` to record it again from the distfile',
+      ExitCode.overlayRefused,
+      { file: file ?? null, line, reason },
+    );
     this.name = 'ManifestSyntaxError';
   }
 }

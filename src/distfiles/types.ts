@@ -76,6 +76,12 @@ export interface EnsureOptions {
   retryDelayMs?: number;
   /** Default under the XDG cache directory; false disables the cache. */
   hashCacheFile?: string | false;
+  /**
+   * Trust nothing an earlier run recorded: every file already in the distdir
+   * is read again, and the hash cache is refreshed from what was read instead
+   * of consulted (`manifest --force`).
+   */
+  force?: boolean;
   progress?: DistfileProgress;
   signal?: AbortSignal;
 }

@@ -204,12 +204,14 @@ describe('distfiles: ensureDistfiles', () => {
     assert.match(text, /what to do: /);
   });
 
-  it('throws one clear error when the distdir cannot be created, and fails files it cannot stat', async () => {
+  it('throws one clear error (exit 2) for a distdir that is a file, online or offline, before any request', async () => {
     await fs.writeFile(distdir, 'not a directory');
-    await assert.rejects(ensureDistfiles([need('a.tar.gz', [server.url('/f/a')])], opts()), /cannot create the distdir .*distfiles/);
-    const [r] = await ensureDistfiles([need('a.tar.gz', [])], opts({ offline: true }));
-    assert.equal(r!.status, 'failed');
-    assert.match(r!.error!, /ENOTDIR/);
+    for (const extra of [{}, { offline: true }, { offline: true, distdir: path.join(distdir, 'below') }]) {
+      await assert.rejects(
+        ensureDistfiles([need('a.tar.gz', [server.url('/f/a')])], opts(extra)),
+        (err: Error & { exitCode?: number }) => err.exitCode === 2 && /distfiles.* is (a file, not a directory|not a directory)/.test(err.message),
+      );
+    }
     assert.equal(server.requests.length, 0);
   });
 

@@ -1,0 +1,163 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { git, gitHome, removeDir, runCli, tempDir } from '../helpers/project.js';
+import { synthesizeDistfiles, type PlanJson } from '../helpers/stack-distfiles.js';
+
+/**
+ * The distfile behaviour of the real `manifest` and `bump` commands: one
+ * overlay bumped offline from synthetic distfiles, shared by every test here
+ * (each test restores what it changes).
+ */
+describe('distfiles through the commands (manifest, bump)', function () {
+  this.timeout(120_000);
+  let work: string;
+  let home: string;
+  let distdir: string;
+  let overlay: string;
+  let plan: PlanJson;
+  const cacheFile = () => path.join(home, '.cache', 'rocm-ebuild', 'hash-cache.json');
+  const rocprim = () => plan.packages.find((p) => p.atom === 'sci-libs/rocPRIM')!.distfiles[0]!.name;
+  const manifest = (args: string[], env?: NodeJS.ProcessEnv) =>
+    runCli(['manifest', ...args, '--overlay', overlay, '--distdir', distdir], { home, ...(env ? { env } : {}) });
+
+  before(async () => {
+    work = await tempDir('rocm-ebuild-distfile-cmds-');
+    home = await gitHome({ name: 'Ada Tester', email: 'ada@example.org' });
+    distdir = path.join(work, 'distfiles');
+    overlay = path.join(work, 'overlay');
+    plan = await synthesizeDistfiles('6.2.2', distdir, home);
+    const r = await runCli(['bump', '6.2.2', '--overlay', overlay, '--distdir', distdir, '--offline'], { home });
+    assert.equal(r.code, 0, r.stderr);
+  });
+
+  after(async () => {
+    await removeDir(work);
+    await removeDir(home);
+  });
+
+  it('manifest --force reads every file again instead of trusting a (tampered) hash cache', async () => {
+    const name = rocprim();
+    const file = path.join(distdir, name);
+    const manifestFile = path.join(overlay, 'sci-libs/rocPRIM/Manifest');
+    const good = await readFile(manifestFile, 'utf8');
+    const body = await readFile(file);
+    const truth = {
+      blake2b: createHash('blake2b512').update(body).digest('hex'),
+      sha512: createHash('sha512').update(body).digest('hex'),
+    };
+    // A cache entry the cache's own rules accept (same stamp, settled mtime) but with other digests.
+    const old = new Date(Date.now() - 3600_000);
+    await utimes(file, old, old);
+    const st = await stat(file, { bigint: true });
+    const lie = { blake2b: 'c'.repeat(128), sha512: 'd'.repeat(128) };
+    await mkdir(path.dirname(cacheFile()), { recursive: true });
+    await writeFile(
+      cacheFile(),
+      JSON.stringify({
+        version: 1,
+        entries: {
+          [file]: {
+            dev: String(st.dev),
+            ino: String(st.ino),
+            size: String(st.size),
+            mtimeNs: String(st.mtimeNs),
+            ctimeNs: String(st.ctimeNs),
+            ...lie,
+            readStartMs: Date.now(),
+          },
+        },
+      }),
+    );
+    try {
+      const r = await manifest(['sci-libs/rocPRIM', '--offline', '--force']);
+      assert.equal(r.code, 0, r.stderr);
+      const text = await readFile(manifestFile, 'utf8');
+      assert.ok(text.includes(`BLAKE2B ${truth.blake2b} SHA512 ${truth.sha512}`), text);
+      assert.ok(!text.includes(lie.blake2b));
+      const cache = JSON.parse(await readFile(cacheFile(), 'utf8')) as { entries: { [p: string]: { blake2b: string } } };
+      assert.equal(cache.entries[file]?.blake2b ?? truth.blake2b, truth.blake2b, 'the lie is not kept in the cache either');
+    } finally {
+      await writeFile(manifestFile, good);
+      await rm(cacheFile(), { force: true });
+    }
+  });
+
+  describe('a malformed line in an existing Manifest', () => {
+    const cases: [string, (line: string) => string][] = [
+      ['a size that is not a number', (l) => l.replace(/^(DIST \S+) \d+/, '$1 12x')],
+      ['a truncated line', (l) => l.split(' ').slice(0, 4).join(' ')],
+      ['an unknown entry type', () => 'DISTFILE foo.tar.gz 1'],
+      ['a digest that is not hex', (l) => l.replace(/BLAKE2B [0-9a-f]{8}/, 'BLAKE2B zzzzzzzz')],
+    ];
+    cases.forEach(([what, spoil], i) => {
+      // One case goes through bump too: each bump costs seconds, and the parser is the same.
+      const withBump = i === 0;
+      it(`${what}: ${withBump ? 'manifest and bump name' : 'manifest names'} the file and line (exit 4) and change nothing`, async () => {
+        const manifestFile = path.join(overlay, 'sci-libs/rocPRIM/Manifest');
+        const good = await readFile(manifestFile, 'utf8');
+        const lines = good.trimEnd().split('\n');
+        const bad = [...lines, spoil(lines[0]!)].join('\n') + '\n';
+        const head = (await git(overlay, ['rev-parse', 'HEAD'], home)).trim();
+        await writeFile(manifestFile, bad);
+        // Committed, as a hand edit would be: bump refuses a dirty worktree before reading Manifests.
+        await git(overlay, ['commit', '-q', '-am', 'sci-libs/rocPRIM: a hand-edited Manifest'], home);
+        const committed = (await git(overlay, ['rev-parse', 'HEAD'], home)).trim();
+        try {
+          const m = await manifest(['sci-libs/rocPRIM', '--offline']);
+          assert.equal(m.code, 4, m.stderr);
+          assert.match(m.stderr, new RegExp(`sci-libs/rocPRIM/Manifest:${lines.length + 1}: `));
+          assert.doesNotMatch(m.stderr, /at .*\.js:\d+/, 'no stack trace');
+          assert.equal(await readFile(manifestFile, 'utf8'), bad);
+          if (!withBump) return;
+          // A bump adding a version to rocPRIM must read its Manifest first.
+          const b = await runCli(['bump', '6.2.4', '--overlay', overlay, '--distdir', distdir, '--offline'], { home });
+          assert.equal(b.code, 4, b.stderr);
+          assert.match(b.stderr, new RegExp(`sci-libs/rocPRIM/Manifest:${lines.length + 1}: `));
+          assert.equal((await git(overlay, ['rev-parse', 'HEAD'], home)).trim(), committed);
+          assert.equal(await git(overlay, ['status', '--porcelain'], home), '');
+        } finally {
+          await git(overlay, ['reset', '-q', '--hard', head], home);
+          assert.equal(await readFile(manifestFile, 'utf8'), good);
+        }
+      });
+    });
+  });
+
+  describe('a distdir that is not a directory', () => {
+    it('manifest: one line, exit 2, before any work', async () => {
+      const file = path.join(work, 'a-file');
+      await writeFile(file, 'not a directory\n');
+      for (const args of [['--offline'], []]) {
+        const r = await runCli(['manifest', '--overlay', overlay, '--distdir', file, ...args], { home });
+        assert.equal(r.code, 2, r.stderr);
+        assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+        assert.match(r.stderr, /--distdir .*a-file is a file, not a directory/);
+        assert.equal(r.stdout, '');
+      }
+    });
+
+    it('bump: one line, exit 2, and a new overlay is not even created', async () => {
+      const file = path.join(work, 'a-file');
+      await writeFile(file, 'not a directory\n');
+      const fresh = path.join(work, 'fresh-overlay');
+      for (const distdirArgs of [['--distdir', file], ['--distdir', path.join(file, 'sub')]]) {
+        const r = await runCli(['bump', '6.2.2', '--overlay', fresh, ...distdirArgs], { home });
+        assert.equal(r.code, 2, r.stderr);
+        assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+        assert.match(r.stderr, /--distdir .*(is a file, not a directory|is not a directory: .*a-file is a file)/);
+        assert.ok(!existsSync(fresh), 'nothing was done');
+      }
+    });
+
+    it('$DISTDIR naming a file is refused the same way', async () => {
+      const file = path.join(work, 'a-file');
+      await writeFile(file, 'not a directory\n');
+      const r = await runCli(['manifest', '--overlay', overlay, '--offline'], { home, env: { DISTDIR: file } });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /\$DISTDIR .*a-file is a file, not a directory/);
+    });
+  });
+});
