@@ -6,7 +6,7 @@ import { ExitCode } from '../util/exit-codes.js';
 import type { Progress } from '../util/progress.js';
 import { loadManifestOrFail, stackFor } from '../stack-check/index.js';
 import {
-  describeProblem,
+  describeProblems,
   ensureDistfiles,
   parseManifest,
   resolveDistdir,
@@ -57,6 +57,8 @@ export interface BumpOptions {
   jobs?: number;
   timeoutMs?: number;
   retries?: number;
+  /** Bytes: the largest download accepted for a distfile no Manifest lists yet. */
+  maxSize?: number;
   mirrors: string[];
   /** --bug / --closes values: bug numbers or https URLs, optionally "cat/pkg=…". */
   bug?: string[];
@@ -525,17 +527,16 @@ async function ensureAllDistfiles(
     ...(o.jobs !== undefined ? { jobs: o.jobs } : {}),
     ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
     ...(o.retries !== undefined ? { retries: o.retries } : {}),
+    ...(o.maxSize !== undefined ? { maxSize: o.maxSize } : {}),
     ...(o.distfileProgress ? { progress: o.distfileProgress } : {}),
   });
   const missing = results.filter((r) => r.status === 'missing');
   const failed = results.filter((r) => r.status === 'failed');
   if (missing.length > 0 || failed.length > 0) {
     const distdir = resolveDistdir(o.distdir);
-    const lines = [...missing, ...failed].map((r) =>
-      r.status === 'missing'
-        ? `  ${r.name} (missing; needed by ${r.neededBy.map((n) => `${n.atom}/${n.ebuild}`).join(', ')})`
-        : describeProblem(r).replace(/^/gm, '  '),
-    );
+    const lines = missing.map((r) => `  ${r.name} (missing; needed by ${r.neededBy.map((n) => `${n.atom}/${n.ebuild}`).join(', ')})`);
+    // Failures grouped by cause: one unreachable host is one line, not a block per file (--json has them all).
+    if (failed.length > 0) lines.push(describeProblems(failed, { distdir }).replace(/^/gm, '  '));
     const how = missing.length > 0
       ? `Put the files into ${distdir} (or point --distdir at a directory holding them)${o.offline ? ', or run without --offline to download them' : ''}.`
       : 'Files fetched so far stay in the distdir; run the bump again to fetch only what is missing.';

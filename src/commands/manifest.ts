@@ -4,7 +4,7 @@ import { BaseCommand } from '../cli/base-command.js';
 import { UserError } from '../cli/errors.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { loadManifestOrFail, manifestFlag } from '../cli/stack.js';
-import { createProgress, describeProblem, mirrorsFromEnv, resolveCheckedDistdir } from '../distfiles/index.js';
+import { createProgress, describeProblems, mirrorsFromEnv, resolveCheckedDistdir } from '../distfiles/index.js';
 import { ManifestError } from '../manifest/issues.js';
 import { knownReleases, releaseModel, resolveStack } from '../model/resolve.js';
 import { loadPolicies } from '../model/targets.js';
@@ -50,6 +50,7 @@ export default class ManifestCommand extends BaseCommand {
     timeout: Flags.integer({ description: 'seconds without progress before a download attempt is abandoned and retried (default 30)', min: 1, helpValue: 'SECONDS' }),
     retries: Flags.integer({ description: 'extra attempts of a URL after a transient failure: 5xx, reset, timeout (default 3)', min: 0, max: 20 }),
     jobs: Flags.integer({ char: 'j', description: 'downloads at once (default 4)', min: 1, max: 64 }),
+    'max-size': Flags.integer({ description: 'largest download accepted for a distfile no Manifest lists yet, in MiB (default 4096)', min: 1, helpValue: 'MIB' }),
     force: Flags.boolean({ description: 'recompute every line instead of trusting the existing Manifest' }),
   };
 
@@ -83,6 +84,7 @@ export default class ManifestCommand extends BaseCommand {
       ...(flags.jobs ? { jobs: flags.jobs } : {}),
       ...(flags.timeout !== undefined ? { timeoutMs: flags.timeout * 1000 } : {}),
       ...(flags.retries !== undefined ? { retries: flags.retries } : {}),
+      ...(flags['max-size'] !== undefined ? { maxSize: flags['max-size'] * 1024 * 1024 } : {}),
       progress: createProgress({ quiet: json }),
     });
     const bad = distfiles.filter((r) => r.status === 'missing' || r.status === 'failed');
@@ -92,7 +94,7 @@ export default class ManifestCommand extends BaseCommand {
         const extra = p.unknownVersions.length ? ` (kept lines of ${p.unknownVersions.join(', ')}: unknown to the stack manifest)` : '';
         this.log(`${p.status.padEnd(12)} ${p.atom}${p.status === 'no-distfiles' ? ': no distfiles, no Manifest needed' : ''}${extra}`);
       }
-      for (const r of bad) process.stderr.write(`${describeProblem(r)}\n`);
+      if (bad.length > 0) process.stderr.write(`${describeProblems(bad, { distdir, offline: flags.offline })}\n`);
     }
     if (bad.length > 0) {
       if (json) this.logJson(result);

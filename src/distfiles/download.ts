@@ -1,7 +1,8 @@
 import { promises as fs, writevSync } from 'node:fs';
 import type { Dispatcher } from 'undici';
 import { BodyAbandoned, get, headerValue, type HttpResponse } from './http.js';
-import { classifyError, classifyStatus, parseRetryAfter, type FailureKind } from './retry-policy.js';
+import { classifyError, classifyStatus, parseRetryAfter, type FailureCause, type FailureKind } from './retry-policy.js';
+import { formatBytes } from './units.js';
 
 /** What a download may resume from: written next to `<name>.partial` when the server offers a validator. */
 export interface PartialMeta {
@@ -30,6 +31,8 @@ export interface AttemptRequest {
   knownTotal?: number;
   /** From the Manifest: a body that would make the file any other size is refused before or while it arrives. */
   expectedSize?: number;
+  /** Without `expectedSize`: a body larger than this is refused before or while it arrives (--max-size). */
+  maxSize?: number;
   dispatcher: Dispatcher;
   timeoutMs: number;
   signal?: AbortSignal;
@@ -45,6 +48,9 @@ export type AttemptResult =
       url: string;
       kind: FailureKind;
       outcome: string;
+      /** The outcome without this failure's details, to group failures by. */
+      summary: string;
+      cause: FailureCause;
       retryAfterMs?: number;
       /** Bytes of the partial file now on disk. */
       bytes: number;
@@ -93,8 +99,13 @@ function writeAllSync(fd: number, chunks: Buffer[], position: number): void {
  */
 export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResult> {
   let bytes = req.resumeFrom;
-  const fail = (kind: FailureKind, outcome: string, extra: Partial<Extract<AttemptResult, { ok: false }>> = {}) =>
-    ({ ok: false, url: req.url, kind, outcome, bytes, ...extra }) as const;
+  type Failed = Extract<AttemptResult, { ok: false }>;
+  const fail = (
+    c: { kind: FailureKind; outcome: string; summary?: string; cause: FailureCause },
+    extra: Partial<Failed> = {},
+  ): Failed => ({ ok: false, url: req.url, kind: c.kind, outcome: c.outcome, summary: c.summary ?? c.outcome, cause: c.cause, bytes, ...extra });
+  const capped = req.expectedSize === undefined ? req.maxSize : undefined;
+  const capText = (limit: number) => `the ${formatBytes(limit)} cap on downloads the Manifest does not size yet (--max-size)`;
 
   const overlap = req.resumeFrom > 0 ? Math.min(req.overlap ?? 0, req.resumeFrom) : 0;
   const rangeStart = req.resumeFrom - overlap;
@@ -108,7 +119,9 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
     res = await get(req.url, { dispatcher: req.dispatcher, timeoutMs: req.timeoutMs, headers, ...(req.signal ? { signal: req.signal } : {}) });
   } catch (err) {
     const c = classifyError(err);
-    return fail(c.kind, c.outcome);
+    // A redirect target that failed is the host to blame, not the URL we started from.
+    const at = (err as { requestUrl?: string })?.requestUrl;
+    return fail(c, at && at !== req.url ? { url: at } : {});
   }
 
   let offset: number;
@@ -117,17 +130,24 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
     const m = CONTENT_RANGE.exec(headerValue(res.headers, 'content-range') ?? '');
     if (!m || Number(m[1]) !== rangeStart) {
       await res.body.dump();
-      return fail('transient', `server sent a range other than the one asked for${via(res)}`, { bytes: 0, discardPartial: true });
+      return fail(
+        { kind: 'transient', outcome: `server sent a range other than the one asked for${via(res)}`, summary: 'wrong range', cause: 'content' },
+        { bytes: 0, discardPartial: true },
+      );
     }
     offset = req.resumeFrom;
     total = m[3] === '*' ? undefined : Number(m[3]);
     if (total !== undefined && req.knownTotal !== undefined && total !== req.knownTotal) {
       res.body.destroy();
-      return fail('transient', `the file changed on the server since the partial download (now ${total} bytes, was ${req.knownTotal}); starting over${via(res)}`, {
-        bytes: 0,
-        discardPartial: true,
-        changed: true,
-      });
+      return fail(
+        {
+          kind: 'transient',
+          outcome: `the file changed on the server since the partial download (now ${total} bytes, was ${req.knownTotal}); starting over${via(res)}`,
+          summary: 'the file changed on the server',
+          cause: 'content',
+        },
+        { bytes: 0, discardPartial: true, changed: true },
+      );
     }
   } else if (res.statusCode === 200) {
     // No range support, or If-Range said the file changed: the whole file follows.
@@ -136,20 +156,29 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
     total = length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined;
   } else if (res.statusCode === 416 && req.resumeFrom > 0) {
     await res.body.dump();
-    return fail('transient', `range not satisfiable: the partial file is not a prefix of this one${via(res)}`, {
-      bytes: 0,
-      discardPartial: true,
-    });
+    return fail(
+      { kind: 'transient', outcome: `range not satisfiable: the partial file is not a prefix of this one${via(res)}`, summary: 'range not satisfiable', cause: 'content' },
+      { bytes: 0, discardPartial: true },
+    );
   } else {
     await res.body.dump().catch(() => undefined);
     const c = classifyStatus(res.statusCode);
     const retryAfterMs = parseRetryAfter(headerValue(res.headers, 'retry-after'));
-    return fail(c.kind, `${c.outcome}${via(res)}`, retryAfterMs !== undefined ? { retryAfterMs } : {});
+    return fail({ ...c, outcome: `${c.outcome}${via(res)}` }, { url: res.url, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
   }
 
   if (req.expectedSize !== undefined && total !== undefined && total !== req.expectedSize) {
     await res.body.dump().catch(() => undefined);
-    return fail('wrong-url', `serves ${total} bytes, the Manifest says ${req.expectedSize}${via(res)}`);
+    return fail({
+      kind: 'wrong-url',
+      outcome: `serves ${total} bytes, the Manifest says ${req.expectedSize}${via(res)}`,
+      summary: 'size differs from the Manifest',
+      cause: 'content',
+    });
+  }
+  if (capped !== undefined && total !== undefined && total > capped) {
+    await res.body.dump().catch(() => undefined);
+    return fail({ kind: 'wrong-url', outcome: `serves ${formatBytes(total)}, more than ${capText(capped)}${via(res)}`, summary: 'larger than --max-size', cause: 'too-large' });
   }
 
   const validator = strongValidator(res);
@@ -177,7 +206,7 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
     pendingBytes = 0;
     bytes += size;
   };
-  let tooLong: string | undefined;
+  let refused: { outcome: string; summary: string; cause: FailureCause } | undefined;
   let changed: string | undefined;
   try {
     handle = await fs.open(req.partial, offset > 0 ? 'r+' : 'w');
@@ -202,9 +231,14 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
         chunk = chunk.subarray(n);
         if (chunk.length === 0) return;
       }
-      if (req.expectedSize !== undefined && bytes + pendingBytes + chunk.length > req.expectedSize) {
-        tooLong = `sends more than the ${req.expectedSize} bytes the Manifest says${via(res)}`;
-        throw new BodyAbandoned(tooLong);
+      const size = bytes + pendingBytes + chunk.length;
+      if (req.expectedSize !== undefined && size > req.expectedSize) {
+        refused = { outcome: `sends more than the ${req.expectedSize} bytes the Manifest says${via(res)}`, summary: 'size differs from the Manifest', cause: 'content' };
+        throw new BodyAbandoned(refused.outcome);
+      }
+      if (capped !== undefined && size > capped) {
+        refused = { outcome: `sends more than ${capText(capped)}${via(res)}`, summary: 'larger than --max-size', cause: 'too-large' };
+        throw new BodyAbandoned(refused.outcome);
       }
       pending.push(chunk);
       pendingBytes += chunk.length;
@@ -213,17 +247,19 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
     });
     flush();
     if (compared < known.length) {
-      return fail('transient', `body ended after ${rangeStart + compared} of ${total ?? '?'} bytes, before the resume point${via(res)}`);
+      return fail({ kind: 'transient', outcome: `body ended after ${rangeStart + compared} of ${total ?? '?'} bytes, before the resume point${via(res)}`, summary: 'body cut short', cause: 'network' });
     }
     if (total !== undefined && bytes !== total) {
-      return fail('transient', `body ended after ${bytes} of ${total} bytes${via(res)}`);
+      return fail({ kind: 'transient', outcome: `body ended after ${bytes} of ${total} bytes${via(res)}`, summary: 'body cut short', cause: 'network' });
     }
     // On disk before the rename makes it a distfile: a crash must not leave a short file under the final name.
     await handle.datasync();
   } catch (err) {
     res.body.destroy();
-    if (tooLong !== undefined) return fail('wrong-url', tooLong, { discardPartial: true });
-    if (changed !== undefined) return fail('transient', changed, { bytes: 0, discardPartial: true, changed: true });
+    if (refused !== undefined) return fail({ kind: 'wrong-url', ...refused }, { discardPartial: true });
+    if (changed !== undefined) {
+      return fail({ kind: 'transient', outcome: changed, summary: 'the file changed on the server', cause: 'content' }, { bytes: 0, discardPartial: true, changed: true });
+    }
     // What did arrive is worth keeping for the resume.
     try {
       flush();
@@ -231,7 +267,7 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
       // The disk error that stopped us is the one to report.
     }
     const c = classifyError(err);
-    return fail(c.kind, `${c.outcome} after ${bytes} bytes${via(res)}`);
+    return fail({ ...c, outcome: `${c.outcome} after ${bytes} bytes${via(res)}` }, { url: res.url });
   } finally {
     await handle?.close();
   }

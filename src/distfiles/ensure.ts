@@ -11,6 +11,7 @@ import { checkDistdir } from './distdir.js';
 import { lockPath, quarantinePath } from './locations.js';
 import { acquireLock } from './lock.js';
 import { isValidDistfileName, sameEntry } from './manifest-file.js';
+import { HostHealth } from './host-health.js';
 import { MirrorSet } from './mirror-set.js';
 import { silentProgress } from './progress.js';
 import { DEFAULT_RETRY_POLICY, classifyError } from './retry-policy.js';
@@ -19,6 +20,8 @@ import { mismatch } from './verify.js';
 
 export const DEFAULT_JOBS = 4;
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/** The size cap on downloads no Manifest sizes yet: ROCm's largest tarballs are a few hundred MiB. */
+export const DEFAULT_MAX_SIZE = 4 * 1024 * 1024 * 1024;
 
 type Merged = { need: DistfileNeed; conflict?: string };
 
@@ -115,10 +118,13 @@ export async function ensureDistfiles(needs: DistfileNeed[], options: EnsureOpti
     if (!fetchContext) {
       dispatcher = createDispatcher({ connectionsPerOrigin: jobs, timeoutMs });
       const http = { dispatcher, timeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
+      const hosts = new HostHealth();
       fetchContext = {
         distdir,
         dispatcher,
-        mirrors: new MirrorSet(options.mirrors ?? [], http),
+        hosts,
+        maxSize: options.maxSize ?? DEFAULT_MAX_SIZE,
+        mirrors: new MirrorSet(options.mirrors ?? [], http, hosts),
         policy: {
           ...DEFAULT_RETRY_POLICY,
           retries: options.retries ?? DEFAULT_RETRY_POLICY.retries,

@@ -5,11 +5,14 @@ import { downloadAttempt, type AttemptResult, type PartialMeta } from './downloa
 import { sameContentStamp, stampOf } from './file-stamp.js';
 import { RACY_MARGIN_MS } from './hash-cache.js';
 import type { Hasher } from './hash.js';
+import { hostOf, type HostHealth } from './host-health.js';
 import { partialMetaPath, partialPath } from './locations.js';
 import type { Candidate, MirrorSet } from './mirror-set.js';
-import { backoffDelay, classifyError, MAX_PROGRESS_RETRIES, type FailureKind, type RetryPolicy } from './retry-policy.js';
+import { hostAdvice } from './report.js';
+import { backoffDelay, classifyError, HOST_CAUSES, MAX_PROGRESS_RETRIES, type FailureKind, type RetryPolicy } from './retry-policy.js';
 import { sleep } from './sleep.js';
-import type { DistfileAttempt, DistfileNeed, DistfileProgress, DistfileResult, ManifestEntry } from './types.js';
+import type { DistfileAttempt, DistfileFailureCause, DistfileNeed, DistfileProgress, DistfileResult, ManifestEntry } from './types.js';
+import { formatBytes } from './units.js';
 import { mismatch } from './verify.js';
 
 export interface FetchContext {
@@ -21,6 +24,9 @@ export interface FetchContext {
   signal?: AbortSignal;
   progress: DistfileProgress;
   hasher: Hasher;
+  hosts: HostHealth;
+  /** Cap on downloads without a Manifest entry, in bytes. */
+  maxSize?: number;
 }
 
 /** Mirrors are a shortcut, not the source of truth: one retry there, then on to the next URL. */
@@ -36,7 +42,10 @@ export const RESUME_OVERLAP = 64 * 1024;
 
 interface Failure {
   kind: FailureKind | 'mismatch';
+  url: string;
   outcome: string;
+  summary: string;
+  cause: DistfileFailureCause;
 }
 
 async function readMeta(file: string): Promise<PartialMeta | undefined> {
@@ -122,6 +131,13 @@ function hintFor(failures: Failure[], need: DistfileNeed, ctx: FetchContext, par
     return `No URL is known for ${need.name}: check SRC_URI of ${ebuilds}, or copy the file into ${ctx.distdir} and run again.`;
   }
   if (ctx.signal?.aborted) return 'Interrupted. Run again: finished files are kept and partial downloads resume.';
+  if (HOST_CAUSES.has(last.cause as never)) return hostAdvice(last.cause, hostOf(last.url), last.summary, ctx.distdir);
+  if (last.cause === 'too-large' && ctx.maxSize !== undefined) {
+    return (
+      `${need.name} is larger than the ${formatBytes(ctx.maxSize)} accepted for a distfile no Manifest lists yet. If it really ` +
+      `is that large, run again with a larger --max-size (in MiB); otherwise the URL serves something else: check SRC_URI of ${ebuilds}.`
+    );
+  }
   if (last.kind === 'fatal') {
     return `Fix the distdir (${ctx.distdir}): free space or permissions, or choose another with --distdir, then run again.`;
   }
@@ -173,10 +189,15 @@ export async function fetchDistfile(
     return true;
   });
 
-  const note = (url: string, outcome: string, kind: Failure['kind'], retryInMs?: number) => {
-    const attempt = { url, outcome };
+  const note = (
+    url: string,
+    what: { outcome: string; summary?: string; cause: DistfileFailureCause },
+    kind: Failure['kind'],
+    retryInMs?: number,
+  ) => {
+    const attempt: DistfileAttempt = { url, outcome: what.outcome, cause: what.cause };
     attempts.push(attempt);
-    failures.push({ kind, outcome });
+    failures.push({ kind, url, outcome: what.outcome, summary: what.summary ?? what.outcome, cause: what.cause });
     ctx.progress.attemptFailed(name, attempt, retryInMs);
   };
 
@@ -202,6 +223,11 @@ export async function fetchDistfile(
   };
 
   for (const candidate of candidates) {
+    const down = ctx.hosts.check(candidate.url);
+    if (down) {
+      note(candidate.url, { outcome: `skipped: ${down.host} failed earlier in this run (${down.summary})`, summary: down.summary, cause: down.cause }, 'wrong-url');
+      continue;
+    }
     const isMirror = candidate.mirror !== undefined;
     const retries = isMirror ? Math.min(MIRROR_RETRIES, ctx.policy.retries) : ctx.policy.retries;
     let failuresInARow = 0;
@@ -224,6 +250,7 @@ export async function fetchDistfile(
           ...(resume.overlap ? { overlap: resume.overlap } : {}),
           ...(resume.knownTotal !== undefined ? { knownTotal: resume.knownTotal } : {}),
           ...(expected ? { expectedSize: expected.size } : {}),
+          ...(ctx.maxSize !== undefined ? { maxSize: ctx.maxSize } : {}),
           dispatcher: ctx.dispatcher,
           timeoutMs: ctx.timeoutMs,
           ...(ctx.signal ? { signal: ctx.signal } : {}),
@@ -238,7 +265,7 @@ export async function fetchDistfile(
           installed = await install(result);
         } catch (err) {
           const c = classifyError(err);
-          note(candidate.url, `could not verify or install the download: ${c.outcome}`, 'fatal');
+          note(candidate.url, { outcome: `could not verify or install the download: ${c.outcome}`, summary: c.summary, cause: 'local' }, 'fatal');
           break;
         }
         if ('entry' in installed) {
@@ -249,10 +276,15 @@ export async function fetchDistfile(
         if (result.resumedFrom > 0 && !restartedAfterMismatch) {
           // The old prefix may be what was wrong: one clean download from this URL decides.
           restartedAfterMismatch = true;
-          note(candidate.url, `resumed download does not match the Manifest (${installed.problem}); downloading it whole`, 'mismatch', 0);
+          note(
+            candidate.url,
+            { outcome: `resumed download does not match the Manifest (${installed.problem}); downloading it whole`, summary: 'content does not match the Manifest', cause: 'content' },
+            'mismatch',
+            0,
+          );
           continue;
         }
-        note(result.url, `content does not match the Manifest (${installed.problem})`, 'mismatch');
+        note(result.url, { outcome: `content does not match the Manifest (${installed.problem})`, summary: 'content does not match the Manifest', cause: 'content' }, 'mismatch');
         break;
       }
 
@@ -260,15 +292,16 @@ export async function fetchDistfile(
       if (result.changed && !restartedAfterChange) {
         // Not the URL's fault: the partial data was stale. One clean download from this URL.
         restartedAfterChange = true;
-        note(result.url, result.outcome, 'transient', 0);
+        note(result.url, result, 'transient', 0);
         continue;
       }
       if (result.kind === 'fatal') {
-        note(result.url, result.outcome, 'fatal');
+        note(result.url, result, 'fatal');
         break;
       }
       if (result.kind === 'wrong-url') {
-        note(result.url, result.outcome, 'wrong-url');
+        note(result.url, result, 'wrong-url');
+        ctx.hosts.report(result.url, result);
         break;
       }
       // Bytes only count as progress if the next attempt can build on them.
@@ -281,12 +314,13 @@ export async function fetchDistfile(
         failuresInARow++;
       }
       if (failuresInARow > retries) {
-        note(result.url, result.outcome, 'transient');
-        if (isMirror && result.bytes <= resume.from) ctx.mirrors.markDead(candidate.mirror!, result.outcome);
+        note(result.url, result, 'transient');
+        // Only a host that could not be talked to at all is skipped by the other files; an HTTP error is per file.
+        ctx.hosts.report(result.url, result);
         break;
       }
       const delay = backoffDelay(ctx.policy, Math.max(1, failuresInARow), result.retryAfterMs);
-      note(result.url, result.outcome, 'transient', delay);
+      note(result.url, result, 'transient', delay);
       await sleep(delay, ctx.signal);
     }
     if (ctx.signal?.aborted) break;
@@ -294,6 +328,7 @@ export async function fetchDistfile(
   }
 
   const last = attempts[attempts.length - 1];
+  const decisive = failures[failures.length - 1];
   const partialBytes = await sizeOf(partial);
   const error = ctx.signal?.aborted
     ? `fetching ${name} was interrupted`
@@ -306,6 +341,11 @@ export async function fetchDistfile(
     attempts,
     error,
     hint: hintFor(failures, need, ctx, partialBytes),
+    ...(ctx.signal?.aborted
+      ? { failure: { cause: 'interrupted' as const, summary: 'interrupted' } }
+      : decisive
+        ? { failure: { cause: decisive.cause, host: hostOf(decisive.url), summary: decisive.summary } }
+        : { failure: { cause: 'other' as const, summary: 'no URL to fetch from' } }),
     neededBy: need.neededBy,
   };
 }

@@ -186,8 +186,9 @@ class PushHandler implements Dispatcher.DispatchHandler {
   }
 }
 
+/** The run's own abort (its AbortSignal), told apart from undici's aborts, which also report proxy refusals. */
 function abortError(reason: unknown): Error {
-  const err = new Error(reason instanceof Error ? reason.message : 'aborted');
+  const err = Object.assign(new Error(reason instanceof Error ? reason.message : 'aborted'), { code: 'ABORT_ERR' });
   err.name = 'AbortError';
   return err;
 }
@@ -263,12 +264,19 @@ export async function get(
     if (target.protocol !== 'https:' && target.protocol !== 'http:') {
       throw new RedirectError(`unsupported ${target.protocol} URL ${target.href}`);
     }
-    const res = await getOnce(target, {
-      dispatcher: options.dispatcher,
-      timeoutMs: options.timeoutMs,
-      headers,
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
+    let res: Awaited<ReturnType<typeof getOnce>>;
+    try {
+      res = await getOnce(target, {
+        dispatcher: options.dispatcher,
+        timeoutMs: options.timeoutMs,
+        headers,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+    } catch (err) {
+      // Which hop failed: after a redirect, that host is the one to report.
+      if (err && typeof err === 'object' && !('requestUrl' in err)) Object.defineProperty(err, 'requestUrl', { value: current });
+      throw err;
+    }
     const location = headerValue(res.headers, 'location');
     if (!REDIRECT_STATUSES.has(res.statusCode) || !location) {
       return { ...res, url: current, redirected: hop > 0 };

@@ -5,6 +5,7 @@
  */
 export type {
   DistfileAttempt,
+  DistfileFailureCause,
   DistfileNeed,
   DistfileProgress,
   DistfileResult,
@@ -12,11 +13,11 @@ export type {
   EnsureOptions,
   ManifestEntry,
 } from './types.js';
-export { ensureDistfiles, DEFAULT_JOBS, DEFAULT_TIMEOUT_MS } from './ensure.js';
+export { ensureDistfiles, DEFAULT_JOBS, DEFAULT_MAX_SIZE, DEFAULT_TIMEOUT_MS } from './ensure.js';
 export { resolveDistdir, defaultHashCacheFile } from './locations.js';
 export { checkDistdir, distdirSource, resolveCheckedDistdir } from './distdir.js';
 export { mirrorsFromEnv, parseLayoutConf, layoutPath } from './mirrors.js';
 export { hashFiles } from './hash.js';
 export { parseManifest, formatManifest, updateManifest, ManifestSyntaxError, isValidDistfileName } from './manifest-file.js';
 export { createProgress, silentProgress, type DistfileProgressOptions } from './progress.js';
-export { describeProblem, allVerified } from './report.js';
+export { describeProblem, describeProblems, allVerified, hostAdvice } from './report.js';

@@ -1,5 +1,6 @@
 import { useColor } from '../util/progress.js';
-import type { DistfileProgress, DistfileResult } from './types.js';
+import { hostOf } from './host-health.js';
+import type { DistfileAttempt, DistfileFailureCause, DistfileProgress, DistfileResult } from './types.js';
 import { formatBytes, formatDuration, formatRate, RateMeter } from './units.js';
 
 export interface DistfileProgressOptions {
@@ -108,6 +109,53 @@ class Tally {
   }
 }
 
+const HOST_LEVEL: ReadonlySet<DistfileFailureCause> = new Set(['dns', 'connect', 'proxy', 'tls']);
+
+/**
+ * Keeps one unreachable host from filling the log: the first file that hits
+ * it shows its attempts and its failure, the files after it are counted and
+ * summed up in the closing line. Per-file detail is in the results.
+ */
+class Repeats {
+  /** host and cause → the file whose lines are shown for it. */
+  private readonly shownBy = new Map<string, string>();
+  private readonly hidden = new Map<string, number>();
+  /** host and cause → how the closing line names it ("github.com: name not resolved"). */
+  private readonly labels = new Map<string, string>();
+
+  /** Whether to show this attempt's line. */
+  attempt(name: string, attempt: DistfileAttempt): boolean {
+    return this.claim(this.key(attempt.cause, hostOf(attempt.url)), name);
+  }
+
+  /** Whether to show this finished file's line; counts the ones not shown. */
+  finished(r: DistfileResult): boolean {
+    const f = r.failure;
+    const key = this.key(f?.cause, f?.host);
+    if (key === undefined) return true;
+    this.labels.set(key, `${f!.host ?? '?'}: ${f!.summary}`);
+    if (this.claim(key, r.name)) return true;
+    this.hidden.set(key, (this.hidden.get(key) ?? 0) + 1);
+    return false;
+  }
+
+  /** "N more failures of host: cause" for the closing line. */
+  summary(): string[] {
+    return [...this.hidden].map(([key, n]) => `${n} more failure${n === 1 ? '' : 's'} of ${this.labels.get(key) ?? key}`);
+  }
+
+  private key(cause: DistfileFailureCause | undefined, host: string | undefined): string | undefined {
+    return cause && HOST_LEVEL.has(cause) ? `${host ?? '?'}\0${cause}` : undefined;
+  }
+
+  private claim(key: string | undefined, name: string): boolean {
+    if (key === undefined) return true;
+    const owner = this.shownBy.get(key);
+    if (owner === undefined) this.shownBy.set(key, name);
+    return owner === undefined || owner === name;
+  }
+}
+
 function paint(color: boolean, code: number, text: string): string {
   return color ? `\x1b[${code}m${text}\x1b[0m` : text;
 }
@@ -153,6 +201,7 @@ export function createProgress(options: DistfileProgressOptions = {}): DistfileP
 function lineProgress(stream: NodeJS.WriteStream, color: boolean, now: () => number, intervalMs: number): DistfileProgress {
   const tally = new Tally(now);
   const counts = { present: 0, fetched: 0, missing: 0, failed: 0 };
+  const repeats = new Repeats();
   let lastTotal = now();
   const write = (line: string) => stream.write(`${line}\n`);
   return {
@@ -179,6 +228,7 @@ function lineProgress(stream: NodeJS.WriteStream, color: boolean, now: () => num
       }
     },
     attemptFailed(name, attempt, retryInMs) {
+      if (!repeats.attempt(name, attempt)) return;
       const then = retryInMs !== undefined ? `; trying again in ${formatDuration(retryInMs)}` : '';
       write(`${paint(color, 33, retryInMs !== undefined ? 'retry ' : 'skip  ')}  ${name}: ${attempt.outcome} (${attempt.url})${then}`);
     },
@@ -195,19 +245,22 @@ function lineProgress(stream: NodeJS.WriteStream, color: boolean, now: () => num
       else if (s && r.status !== 'fetched') tally.files.delete(r.name);
       // A file that was simply there and right is counted in the closing line, not logged.
       if (r.status === 'present' && r.attempts.length === 0) return;
+      if (!repeats.finished(r)) return;
       const l = label(r);
       write(`${paint(color, l.code, l.text.padEnd(7))} ${r.name} ${r.status === 'fetched' || r.status === 'present' ? summary(r, s, now()) : `— ${summary(r, s, now())}`}`);
     },
     end() {
       if (tally.fileCount === 0) return;
       const parts = (['present', 'fetched', 'missing', 'failed'] as const).filter((k) => counts[k] > 0).map((k) => `${counts[k]} ${k}`);
-      write(`distfiles: ${parts.join(', ') || 'none'}`);
+      const hidden = repeats.summary();
+      write(`distfiles: ${parts.join(', ') || 'none'}${hidden.length > 0 ? ` (${hidden.join('; ')}, not listed)` : ''}`);
     },
   };
 }
 
 function liveProgress(stream: NodeJS.WriteStream, color: boolean, now: () => number, intervalMs: number): DistfileProgress {
   const tally = new Tally(now);
+  const repeats = new Repeats();
   let drawn = 0;
   let timer: NodeJS.Timeout | undefined;
   let active = false;
@@ -262,6 +315,7 @@ function liveProgress(stream: NodeJS.WriteStream, color: boolean, now: () => num
       s.bytes = bytes;
     },
     attemptFailed(name, attempt, retryInMs) {
+      if (!repeats.attempt(name, attempt)) return;
       const then = retryInMs !== undefined ? `; trying again in ${formatDuration(retryInMs)}` : '';
       note(`${paint(color, 33, '!')} ${name}: ${attempt.outcome} (${attempt.url})${then}`);
     },
@@ -281,13 +335,15 @@ function liveProgress(stream: NodeJS.WriteStream, color: boolean, now: () => num
       const ok = r.status === 'fetched' || r.status === 'present';
       // Present files that were already fine would flood the screen: the total line counts them.
       if (r.status === 'present' && r.attempts.length === 0) return;
+      if (!repeats.finished(r)) return;
       note(`${paint(color, ok ? 32 : 31, ok ? '✓' : '✗')} ${r.name} ${summary(r, s, now())}`);
     },
     end() {
       active = false;
       if (timer) clearInterval(timer);
       erase();
-      stream.write(`${tally.totalLine()}\n`);
+      const hidden = repeats.summary();
+      stream.write(`${tally.totalLine()}${hidden.length > 0 ? ` (${hidden.join('; ')}, not listed)` : ''}\n`);
     },
   };
 }

@@ -1,3 +1,5 @@
+import type { DistfileFailureCause } from './types.js';
+
 /**
  * What a failed attempt means for the next one:
  * - `transient`: the same URL may well work if asked again (5xx, 429, reset,
@@ -9,9 +11,30 @@
  */
 export type FailureKind = 'transient' | 'wrong-url' | 'fatal';
 
+/**
+ * What went wrong, for the advice and for grouping many failures into a few
+ * lines: one unreachable host must read as one problem, not 77.
+ * - `dns`, `connect`, `proxy`, `tls`: the host cannot be talked to at all;
+ *   the rest of the run skips it (see HostHealth).
+ * - `network`: trouble mid-transfer (reset, stall, a body cut short).
+ * - `http`: an HTTP status.
+ * - `content`: bytes that contradict the Manifest, or a wrong range.
+ * - `too-large`: a body beyond the size cap.
+ * - `local`: the distdir's file system.
+ * - `interrupted`: the run was aborted.
+ */
+export type FailureCause = Exclude<DistfileFailureCause, 'busy' | 'conflict' | 'missing'>;
+
+/** Causes that condemn a host rather than a URL. */
+export const HOST_CAUSES: ReadonlySet<FailureCause> = new Set(['dns', 'connect', 'proxy', 'tls']);
+
 export interface Classified {
   kind: FailureKind;
+  /** The short description, shared by every failure of this kind ("connection refused", "HTTP 404"). */
+  summary: string;
+  /** The summary with the details of this one failure. */
   outcome: string;
+  cause: FailureCause;
 }
 
 export interface RetryPolicy {
@@ -51,38 +74,47 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-export function classifyStatus(status: number): Classified {
-  const kind: FailureKind = status === 408 || status === 425 || status === 429 || status >= 500 ? 'transient' : 'wrong-url';
-  return { kind, outcome: `HTTP ${status}` };
+function transientStatus(status: number): boolean {
+  return status === 408 || status === 425 || status === 429 || status >= 500;
 }
 
-const TRANSIENT_CODES: { [code: string]: string } = {
-  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
-  UND_ERR_HEADERS_TIMEOUT: 'timed out waiting for the response',
-  UND_ERR_BODY_TIMEOUT: 'timed out: the body stalled',
-  UND_ERR_SOCKET: 'connection closed by the server',
-  UND_ERR_CLOSED: 'connection closed',
-  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'body shorter than its Content-Length',
-  ECONNRESET: 'connection reset',
-  ECONNREFUSED: 'connection refused',
-  EPIPE: 'connection broken',
-  ETIMEDOUT: 'connection timed out',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-  ENETDOWN: 'network down',
-  EAI_AGAIN: 'name lookup failed temporarily',
+export function classifyStatus(status: number): Classified {
+  const outcome = `HTTP ${status}`;
+  return { kind: transientStatus(status) ? 'transient' : 'wrong-url', summary: outcome, outcome, cause: 'http' };
+}
+
+const TRANSIENT_CODES: { [code: string]: [string, FailureCause] } = {
+  UND_ERR_CONNECT_TIMEOUT: ['connection timed out', 'connect'],
+  UND_ERR_HEADERS_TIMEOUT: ['timed out waiting for the response', 'network'],
+  UND_ERR_BODY_TIMEOUT: ['timed out: the body stalled', 'network'],
+  UND_ERR_SOCKET: ['connection closed by the server', 'network'],
+  UND_ERR_CLOSED: ['connection closed', 'network'],
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: ['body shorter than its Content-Length', 'network'],
+  ECONNRESET: ['connection reset', 'network'],
+  ECONNREFUSED: ['connection refused', 'connect'],
+  EPIPE: ['connection broken', 'network'],
+  ETIMEDOUT: ['connection timed out', 'connect'],
+  EHOSTUNREACH: ['host unreachable', 'connect'],
+  ENETUNREACH: ['network unreachable', 'connect'],
+  ENETDOWN: ['network down', 'connect'],
+  EAI_AGAIN: ['name not resolved (temporary DNS failure)', 'dns'],
 };
 
-const WRONG_URL_CODES: { [code: string]: string } = {
-  ENOTFOUND: 'unknown host',
-  ERR_INVALID_URL: 'invalid URL',
-  ERR_BAD_REDIRECT: 'bad redirect',
-  UND_ERR_INVALID_ARG: 'invalid request',
-  ERR_TLS_CERT_ALTNAME_INVALID: 'TLS certificate does not match the host',
-  CERT_HAS_EXPIRED: 'TLS certificate expired',
-  DEPTH_ZERO_SELF_SIGNED_CERT: 'self-signed TLS certificate',
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'TLS certificate cannot be verified',
+const WRONG_URL_CODES: { [code: string]: [string, FailureCause] } = {
+  ENOTFOUND: ['name not resolved', 'dns'],
+  ERR_INVALID_URL: ['invalid URL', 'other'],
+  ERR_BAD_REDIRECT: ['bad redirect', 'other'],
+  UND_ERR_INVALID_ARG: ['invalid request', 'other'],
+  ERR_TLS_CERT_ALTNAME_INVALID: ['TLS certificate does not match the host', 'tls'],
+  CERT_HAS_EXPIRED: ['TLS certificate expired', 'tls'],
+  DEPTH_ZERO_SELF_SIGNED_CERT: ['self-signed TLS certificate', 'tls'],
+  SELF_SIGNED_CERT_IN_CHAIN: ['TLS certificate chain is self-signed', 'tls'],
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: ['TLS certificate cannot be verified', 'tls'],
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: ['TLS certificate issuer unknown', 'tls'],
 };
+
+/** undici reports a proxy that refuses the CONNECT tunnel as an abort carrying the proxy's status. */
+const PROXY_REFUSAL = /^Proxy response \((\d{3})\) !== 200/;
 
 /** Errors of the local file system: no other URL will make the disk writable. */
 const LOCAL_CODES: { [code: string]: string } = {
@@ -103,14 +135,26 @@ function codeOf(err: unknown): string | undefined {
 
 export function classifyError(err: unknown): Classified {
   const e = err as { name?: string; message?: string };
-  if (e?.name === 'AbortError' || codeOf(err) === 'UND_ERR_ABORTED' || codeOf(err) === 'ABORT_ERR') {
-    return { kind: 'fatal', outcome: 'aborted' };
-  }
   const code = codeOf(err);
   const message = e?.message ?? String(err);
-  if (code && LOCAL_CODES[code]) return { kind: 'fatal', outcome: `${LOCAL_CODES[code]} (${message})` };
-  if (code && TRANSIENT_CODES[code]) return { kind: 'transient', outcome: TRANSIENT_CODES[code]! };
-  if (code && WRONG_URL_CODES[code]) return { kind: 'wrong-url', outcome: `${WRONG_URL_CODES[code]} (${message})` };
+  const proxy = PROXY_REFUSAL.exec(message);
+  if (proxy) {
+    const status = Number(proxy[1]);
+    const summary = `the proxy refused the connection: HTTP ${status}`;
+    // A 5xx is the proxy's own trouble (502, 504: it could not reach the host); 4xx is its policy.
+    return { kind: transientStatus(status) ? 'transient' : 'wrong-url', summary, outcome: summary, cause: 'proxy' };
+  }
+  if (e?.name === 'AbortError' || code === 'UND_ERR_ABORTED' || code === 'ABORT_ERR') {
+    return { kind: 'fatal', summary: 'aborted', outcome: 'aborted', cause: 'interrupted' };
+  }
+  if (code && LOCAL_CODES[code]) {
+    return { kind: 'fatal', summary: LOCAL_CODES[code]!, outcome: `${LOCAL_CODES[code]} (${message})`, cause: 'local' };
+  }
+  const transient = code ? TRANSIENT_CODES[code] : undefined;
+  if (transient) return { kind: 'transient', summary: transient[0], outcome: transient[0], cause: transient[1] };
+  const wrong = code ? WRONG_URL_CODES[code] : undefined;
+  if (wrong) return { kind: 'wrong-url', summary: wrong[0], outcome: `${wrong[0]} (${message})`, cause: wrong[1] };
   // Unknown network trouble: worth one more try rather than giving up on the URL.
-  return { kind: 'transient', outcome: code ? `${message} (${code})` : message };
+  const outcome = code ? `${message} (${code})` : message;
+  return { kind: 'transient', summary: outcome, outcome, cause: 'other' };
 }

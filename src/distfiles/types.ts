@@ -19,9 +19,28 @@ export interface DistfileNeed {
 
 export type DistfileStatus = 'present' | 'fetched' | 'missing' | 'failed';
 
+/** Why a distfile failed, as the grouped report reads it (see FailureCause). */
+export type DistfileFailureCause =
+  | 'dns'
+  | 'connect'
+  | 'proxy'
+  | 'tls'
+  | 'network'
+  | 'http'
+  | 'content'
+  | 'too-large'
+  | 'local'
+  | 'interrupted'
+  | 'busy'
+  | 'conflict'
+  | 'missing'
+  | 'other';
+
 export interface DistfileAttempt {
   url: string;
   outcome: string;
+  /** Set for failed attempts over the network. */
+  cause?: DistfileFailureCause;
 }
 
 export interface DistfileResult {
@@ -36,6 +55,11 @@ export interface DistfileResult {
   /** What went wrong, and what to do about it. */
   error?: string;
   hint?: string;
+  /**
+   * The decisive failure, for grouping: its cause, the host it came from (when
+   * a network failure) and its short description ("name not resolved", "HTTP 404").
+   */
+  failure?: { cause: DistfileFailureCause; host?: string; summary: string };
   neededBy: DistfileNeed['neededBy'];
 }
 
@@ -72,6 +96,12 @@ export interface EnsureOptions {
   retries?: number;
   /** Per-attempt idle timeout: no headers or no body bytes for this long aborts the attempt (default 30 s). */
   timeoutMs?: number;
+  /**
+   * Largest download accepted for a file the Manifest does not size yet
+   * (bytes, default 4 GiB): an endless or absurd body from a broken server or
+   * a wrong URL must not fill the disk.
+   */
+  maxSize?: number;
   /** First retry delay; later ones double, with jitter (default 1000 ms). */
   retryDelayMs?: number;
   /** Default under the XDG cache directory; false disables the cache. */

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { TestServer } from '../helpers/http-server.js';
 import { git, gitHome, removeDir, runCli, tempDir } from '../helpers/project.js';
 import { synthesizeDistfiles, type PlanJson } from '../helpers/stack-distfiles.js';
 
@@ -158,6 +159,98 @@ describe('distfiles through the commands (manifest, bump)', function () {
       const r = await runCli(['manifest', '--overlay', overlay, '--offline'], { home, env: { DISTDIR: file } });
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, /\$DISTDIR .*a-file is a file, not a directory/);
+    });
+  });
+
+  describe('downloads through a proxy that refuses github.com (no real network is used)', () => {
+    let proxy: TestServer;
+    const viaProxy = (): NodeJS.ProcessEnv => ({
+      HTTP_PROXY: proxy.origin,
+      HTTPS_PROXY: proxy.origin,
+      http_proxy: undefined,
+      https_proxy: undefined,
+      // Mirrors on 127.0.0.1 are reached directly.
+      NO_PROXY: '127.0.0.1',
+      no_proxy: undefined,
+      GENTOO_MIRRORS: undefined,
+    });
+    before(async () => {
+      proxy = await TestServer.start();
+      proxy.proxyStatus = 403;
+    });
+    after(async () => {
+      await proxy.close();
+    });
+
+    /** Moves `count` distfiles of the plan that come from github.com out of the distdir for the test's duration. */
+    async function withoutDistfiles<T>(count: number, run: (names: string[]) => Promise<T>): Promise<T> {
+      const names = plan.packages
+        .flatMap((p) => p.distfiles)
+        .filter((d) => d.urls.some((u) => new URL(u).host === 'github.com'))
+        .map((d) => d.name)
+        .filter((n, i, all) => all.indexOf(n) === i)
+        .slice(0, count);
+      assert.equal(names.length, count);
+      const aside = path.join(work, 'aside');
+      await mkdir(aside, { recursive: true });
+      for (const n of names) await rename(path.join(distdir, n), path.join(aside, n));
+      try {
+        return await run(names);
+      } finally {
+        for (const n of names) await rename(path.join(aside, n), path.join(distdir, n));
+      }
+    }
+
+    it('one host that cannot be reached is one line with advice, not a block per file (exit 5)', async () => {
+      await withoutDistfiles(8, async (names) => {
+        const r = await runCli(['manifest', '--overlay', overlay, '--distdir', distdir, '--retries', '0'], { home, env: viaProxy() });
+        assert.equal(r.code, 5, r.stderr);
+        const lines = r.stderr.trim().split('\n');
+        assert.ok(lines.length <= 16, `a short report:\n${r.stderr}`);
+        assert.match(r.stderr, /^github\.com: the proxy refused the connection: HTTP 403 \(8 files: .*, … and 3 more\)$/m);
+        assert.match(r.stderr, /what to do: The proxy refused to connect to github\.com .*--mirror.*--offline/);
+        assert.doesNotMatch(r.stderr, /aborted|disk space/);
+        for (const n of names) assert.match(r.stdout, new RegExp(`^(failed|unchanged) +`, 'm'), n);
+      });
+    });
+
+    it('--json keeps every file with each URL tried and the cause', async () => {
+      await withoutDistfiles(3, async (names) => {
+        const r = await runCli(['manifest', '--overlay', overlay, '--distdir', distdir, '--retries', '0', '--json'], { home, env: viaProxy() });
+        assert.equal(r.code, 5, r.stderr);
+        const result = JSON.parse(r.stdout) as { distfiles: { name: string; status: string; attempts: { url: string; outcome: string }[]; failure?: { cause: string; host: string } }[] };
+        const failed = result.distfiles.filter((d) => d.status === 'failed');
+        assert.deepEqual(failed.map((d) => d.name).sort(), [...names].sort());
+        for (const d of failed) {
+          assert.deepEqual(d.failure && { cause: d.failure.cause, host: d.failure.host }, { cause: 'proxy', host: 'github.com' });
+          assert.ok(d.attempts.length >= 1 && d.attempts.every((a) => a.url.startsWith('https://github.com/')), JSON.stringify(d.attempts));
+        }
+      });
+    });
+
+    it('--max-size caps a download no Manifest sizes yet (bump and manifest take it)', async () => {
+      const name = rocprim();
+      const manifestFile = path.join(overlay, 'sci-libs/rocPRIM/Manifest');
+      const good = await readFile(manifestFile, 'utf8');
+      const mirror = await TestServer.start();
+      try {
+        mirror.route(`/mirror/${name}`, { body: Buffer.alloc(0), faults: [{ kind: 'endless' }] });
+        await rm(manifestFile);
+        await rename(path.join(distdir, name), path.join(work, name));
+        const r = await runCli(
+          ['manifest', 'sci-libs/rocPRIM', '--overlay', overlay, '--distdir', distdir, '--mirror', mirror.url('/mirror'), '--max-size', '2', '--retries', '0'],
+          { home, env: viaProxy() },
+        );
+        assert.equal(r.code, 5, r.stderr);
+        assert.match(r.stderr, /sends more than the 2\.0 MiB cap .*\(--max-size\)/);
+        assert.ok(!existsSync(path.join(distdir, name)) && !existsSync(path.join(distdir, `${name}.partial`)));
+        const help = await runCli(['bump', '--help'], { home });
+        assert.match(help.stdout, /--max-size=MIB/);
+      } finally {
+        await mirror.close();
+        await rename(path.join(work, name), path.join(distdir, name));
+        await writeFile(manifestFile, good);
+      }
     });
   });
 });

@@ -238,7 +238,7 @@ describe('distfiles: ensureDistfiles', () => {
       const [r] = await ensureDistfiles([need('a.tar.gz', [server.url('/upstream/a.tar.gz')])], opts({ mirrors: [server.url('/mirror/')] }));
       assert.equal(r!.status, 'fetched');
       assert.equal(r!.source, server.url('/upstream/a.tar.gz'));
-      assert.deepEqual(r!.attempts[0], { url: server.url('/mirror/a.tar.gz'), outcome: 'HTTP 404' });
+      assert.deepEqual(r!.attempts[0], { url: server.url('/mirror/a.tar.gz'), outcome: 'HTTP 404', cause: 'http' });
     });
 
     it('reads a Gentoo mirror through its layout.conf (filename-hash BLAKE2B 8)', async () => {

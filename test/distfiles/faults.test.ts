@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { ensureDistfiles, type EnsureOptions } from '../../src/distfiles/index.js';
+import { createProgress, describeProblems, ensureDistfiles, type EnsureOptions } from '../../src/distfiles/index.js';
 import { TestServer } from '../helpers/http-server.js';
 import { entryOf, listDir, need, payload, tempDir } from './support.js';
 
@@ -122,6 +123,200 @@ describe('distfiles: server faults', () => {
       await assertInstalled('same.tar.gz', body);
       assert.equal(server.requestsFor('/f/same.tar.gz').length, 1, 'one request: the resume');
       assert.match(r!.attempts.at(-1)!.outcome, /resumed at 100000 bytes/);
+    });
+  });
+
+  describe('mirrors are retried per file', () => {
+    it('a mirror that answered one 500 is still asked for the next file', async () => {
+      const a = payload(5000);
+      const b = payload(6000);
+      server.route('/mirror/a.tar.gz', { body: a, faults: [{ kind: 'status', status: 500 }] });
+      server.route('/mirror/b.tar.gz', { body: b });
+      server.route('/up/a.tar.gz', { body: a });
+      server.route('/up/b.tar.gz', { body: b });
+      const results = await ensureDistfiles(
+        [need('a.tar.gz', [server.url('/up/a.tar.gz')]), need('b.tar.gz', [server.url('/up/b.tar.gz')])],
+        opts({ mirrors: [server.url('/mirror')], retries: 0, jobs: 1 }),
+      );
+      assert.deepEqual(results.map((r) => r.status), ['fetched', 'fetched']);
+      assert.equal(results[0]!.source, server.url('/up/a.tar.gz'));
+      assert.equal(results[1]!.source, server.url('/mirror/b.tar.gz'), 'the mirror was not dropped for one 500');
+    });
+
+    it('a layout.conf that answered 500 is asked again for the next file, not taken as flat', async () => {
+      const name1 = 'one.tar.gz';
+      const name2 = 'two.tar.gz';
+      const dirOf = (n: string) => createHash('blake2b512').update(n).digest('hex').slice(0, 2);
+      const b1 = payload(100);
+      const b2 = payload(200);
+      server.route('/gentoo/layout.conf', { body: Buffer.from('[structure]\n0=filename-hash BLAKE2B 8\n'), faults: [{ kind: 'status', status: 500 }] });
+      server.route(`/gentoo/${dirOf(name1)}/${name1}`, { body: b1 });
+      server.route(`/gentoo/${dirOf(name2)}/${name2}`, { body: b2 });
+      server.route(`/up/${name1}`, { body: b1 });
+      const results = await ensureDistfiles(
+        [need(name1, [server.url(`/up/${name1}`)]), need(name2, [])],
+        opts({ mirrors: [server.url('/gentoo')], jobs: 1 }),
+      );
+      assert.deepEqual(results.map((r) => r.status), ['fetched', 'fetched']);
+      assert.equal(results[1]!.source, server.url(`/gentoo/${dirOf(name2)}/${name2}`));
+      assert.equal(server.requestsFor('/gentoo/layout.conf').length, 2);
+    });
+  });
+
+  describe('a proxy that refuses', () => {
+    const saved: { [k: string]: string | undefined } = {};
+    const vars = ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'];
+    beforeEach(() => {
+      for (const v of vars) {
+        saved[v] = process.env[v];
+        delete process.env[v];
+      }
+    });
+    afterEach(() => {
+      for (const v of vars) {
+        if (saved[v] === undefined) delete process.env[v];
+        else process.env[v] = saved[v];
+      }
+    });
+
+    it('reports the proxy and its HTTP status, not an abort, and advises about the proxy', async () => {
+      const target = await TestServer.start();
+      try {
+        target.route('/f/a.tar.gz', { body: payload(100) });
+        server.proxyStatus = 403;
+        process.env.HTTP_PROXY = server.origin;
+        const [r] = await ensureDistfiles([need('a.tar.gz', [target.url('/f/a.tar.gz')])], opts());
+        assert.equal(r!.status, 'failed');
+        assert.equal(target.requests.length, 0, 'the proxy did not let the request through');
+        assert.ok(server.tunnels.length >= 1, 'the request went to the proxy');
+        assert.match(r!.attempts[0]!.outcome, /proxy .*HTTP 403/);
+        assert.doesNotMatch(`${r!.error} ${r!.hint}`, /aborted|space|permission/i);
+        assert.match(r!.hint!, /proxy/i);
+      } finally {
+        await target.close();
+      }
+    });
+
+    it('goes through a proxy that lets it', async () => {
+      const target = await TestServer.start();
+      try {
+        const body = payload(100_000);
+        target.route('/f/a.tar.gz', { body });
+        server.proxyStatus = 200;
+        process.env.HTTP_PROXY = server.origin;
+        const [r] = await ensureDistfiles([need('a.tar.gz', [target.url('/f/a.tar.gz')], entryOf('a.tar.gz', body))], opts());
+        assert.equal(r!.status, 'fetched', r!.error);
+        assert.equal(server.tunnels.length, 1);
+      } finally {
+        await target.close();
+      }
+    });
+  });
+
+  describe('a size cap on downloads without a Manifest entry', () => {
+    it('cuts an endless body at the cap and keeps nothing of it', async () => {
+      server.route('/f/endless.tar.gz', { body: Buffer.alloc(0), faults: [{ kind: 'endless' }] });
+      const [r] = await ensureDistfiles([need('endless.tar.gz', [server.url('/f/endless.tar.gz')])], opts({ maxSize: 3 * 1024 * 1024 }));
+      assert.equal(r!.status, 'failed');
+      assert.match(r!.attempts[0]!.outcome, /more than the 3\.0 MiB .*--max-size/);
+      assert.match(r!.hint!, /--max-size/);
+      assert.deepEqual(await listDir(distdir), []);
+      assert.equal(server.requestsFor('/f/endless.tar.gz').length, 1, 'not retried: it would only do it again');
+    });
+
+    it('refuses a Content-Length beyond the cap before reading the body', async () => {
+      server.route('/f/big.tar.gz', { body: payload(2 * 1024 * 1024) });
+      const [r] = await ensureDistfiles([need('big.tar.gz', [server.url('/f/big.tar.gz')])], opts({ maxSize: 1024 * 1024 }));
+      assert.equal(r!.status, 'failed');
+      assert.match(r!.attempts[0]!.outcome, /2\.0 MiB, more than the 1\.0 MiB .*--max-size/);
+      assert.deepEqual(await listDir(distdir), []);
+    });
+
+    it('does not cap a file the Manifest sizes, nor one within the cap', async () => {
+      const big = payload(2 * 1024 * 1024);
+      const small = payload(500_000);
+      server.route('/f/big.tar.gz', { body: big });
+      server.route('/f/small.tar.gz', { body: small, contentLength: false });
+      const results = await ensureDistfiles(
+        [need('big.tar.gz', [server.url('/f/big.tar.gz')], entryOf('big.tar.gz', big)), need('small.tar.gz', [server.url('/f/small.tar.gz')])],
+        opts({ maxSize: 1024 * 1024 }),
+      );
+      assert.deepEqual(results.map((r) => r.status), ['fetched', 'fetched']);
+    });
+  });
+
+  describe('one unreachable host', () => {
+    function logStream(): { stream: NodeJS.WriteStream; lines: () => string[] } {
+      let out = '';
+      const stream = { isTTY: false, columns: 100, write: (c: string) => ((out += c), true) } as unknown as NodeJS.WriteStream;
+      return { stream, lines: () => out.trim().split('\n') };
+    }
+
+    it('is reported once, grouped, with advice for the cause, and costs only the first files their retries', async () => {
+      const closed = await TestServer.start();
+      const dead = closed.url('');
+      await closed.close();
+      const needs = Array.from({ length: 30 }, (_, i) => need(`rocFoo${i}-6.2.2.tar.gz`, [`${dead}/ROCm/rocFoo${i}/archive/rocm-6.2.2.tar.gz`]));
+      const { stream, lines } = logStream();
+      const results = await ensureDistfiles(needs, opts({ retries: 1, jobs: 3, progress: createProgress({ stream }) }));
+      assert.deepEqual(new Set(results.map((r) => r.status)), new Set(['failed']));
+      const host = new URL(dead).host;
+      // Per-file results keep everything (--json prints them).
+      for (const r of results) {
+        assert.deepEqual(r.failure, { cause: 'connect', host, summary: 'connection refused' });
+        assert.ok(r.attempts.length >= 1);
+      }
+      const tried = results.filter((r) => r.attempts.some((a) => !a.outcome.startsWith('skipped')));
+      assert.ok(tried.length <= 3, `only the files in flight when the host failed tried it (${tried.length})`);
+
+      const report = describeProblems(results, { distdir }).split('\n');
+      assert.equal(report.length, 2, report.join('\n'));
+      assert.match(report[0]!, new RegExp(`^${host.replace(/\./g, '\\.')}: connection refused \\(30 files: rocFoo0-6\\.2\\.2\\.tar\\.gz, .*, … and 25 more\\)$`));
+      assert.match(report[1]!, /what to do: .*cannot be reached.*--mirror.*--distdir .* --offline/);
+
+      // The log names the host's failure once and counts the rest.
+      const log = lines();
+      assert.ok(log.length <= 15, `a short log:\n${log.join('\n')}`);
+      assert.equal(log.filter((l) => l.startsWith('FAILED')).length, 1, log.join('\n'));
+      assert.match(log.at(-1)!, /^distfiles: 30 failed \(29 more failures of .*: connection refused, not listed\)$/);
+    });
+
+    it('keeps files that failed for reasons of their own in their own blocks', async () => {
+      const closed = await TestServer.start();
+      const dead = closed.url('');
+      await closed.close();
+      const results = await ensureDistfiles(
+        [need('a.tar.gz', [`${dead}/a.tar.gz`]), need('b.tar.gz', [`${dead}/b.tar.gz`]), need('gone.tar.gz', [server.url('/gone.tar.gz')])],
+        opts({ retries: 0, jobs: 1 }),
+      );
+      const report = describeProblems(results, { distdir });
+      assert.match(report, /: connection refused \(2 files: a\.tar\.gz, b\.tar\.gz\)/);
+      assert.match(report, /^failed: gone\.tar\.gz\n {2}could not fetch gone\.tar\.gz: HTTP 404/m);
+      assert.match(report, /what to do: No URL has gone\.tar\.gz: check SRC_URI/);
+    });
+
+    it('groups missing files of an offline run', () => {
+      const missing = Array.from({ length: 8 }, (_, i) => ({ name: `m${i}.tar.gz`, status: 'missing' as const, attempts: [], neededBy: [] }));
+      const report = describeProblems(missing, { distdir: '/var/cache/distfiles', offline: true }).split('\n');
+      assert.deepEqual(report, [
+        'missing from /var/cache/distfiles: 8 files: m0.tar.gz, m1.tar.gz, m2.tar.gz, m3.tar.gz, m4.tar.gz, … and 3 more',
+        '  what to do: copy them into /var/cache/distfiles (or point --distdir at a directory that has them), or run without --offline to download them.',
+      ]);
+    });
+
+    it('advises by cause: name resolution, proxy, TLS', () => {
+      const failed = (cause: 'dns' | 'proxy' | 'tls', summary: string) =>
+        Array.from({ length: 3 }, (_, i) => ({
+          name: `f${i}`,
+          status: 'failed' as const,
+          attempts: [],
+          neededBy: [],
+          failure: { cause, host: 'github.com', summary },
+        }));
+      const dns = describeProblems(failed('dns', 'name not resolved'), { distdir: '/d' });
+      assert.match(dns, /^github\.com: name not resolved \(3 files: f0, f1, f2\)\n {2}what to do: github\.com cannot be resolved .*--mirror URL.*--distdir \/d --offline/);
+      assert.match(describeProblems(failed('proxy', 'the proxy refused the connection: HTTP 403'), { distdir: '/d' }), /what to do: The proxy refused to connect to github\.com .*NO_PROXY/);
+      assert.match(describeProblems(failed('tls', 'TLS certificate expired'), { distdir: '/d' }), /what to do: The TLS connection to github\.com failed .*clock/);
     });
   });
 });

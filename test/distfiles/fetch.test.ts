@@ -105,7 +105,7 @@ describe('distfiles: fetching', () => {
     const [r] = await ensureDistfiles([need('gone.tar.gz', [server.url('/f/gone.tar.gz')])], opts());
     assert.equal(r!.status, 'failed');
     assert.equal(server.requestsFor('/f/gone.tar.gz').length, 1);
-    assert.deepEqual(r!.attempts, [{ url: server.url('/f/gone.tar.gz'), outcome: 'HTTP 404' }]);
+    assert.deepEqual(r!.attempts, [{ url: server.url('/f/gone.tar.gz'), outcome: 'HTTP 404', cause: 'http' }]);
     assert.match(r!.error!, /HTTP 404/);
     assert.match(r!.error!, /gone\.tar\.gz/);
     assert.match(r!.hint!, /SRC_URI of rocFoo-6\.2\.2\.ebuild/);

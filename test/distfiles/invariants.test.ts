@@ -18,6 +18,9 @@ describe('distfiles: nothing unverified reaches the distdir or a Manifest', () =
     ['clean', []],
     ['cut connection', [{ kind: 'cut', after: 20_000 }]],
     ['truncated body', [{ kind: 'truncate', after: 20_000 }]],
+    ['Connection: close cut with a FIN', [{ kind: 'fin', after: 20_000 }]],
+    ['HTTP/1.0 cut with a FIN', [{ kind: 'http10', after: 20_000 }]],
+    ['endless body', [{ kind: 'endless' }]],
     ['stalled body', [{ kind: 'stall', after: 20_000 }]],
     ['wrong content', [{ kind: 'content', body: payload(64_000) }]],
     ['wrong size', [{ kind: 'content', body: payload(1000) }]],
@@ -40,6 +43,7 @@ describe('distfiles: nothing unverified reaches the distdir or a Manifest', () =
             retries: 1,
             retryDelayMs: 1,
             timeoutMs: 300,
+            maxSize: 1024 * 1024,
           });
           const files = await listDir(distdir);
           const file = path.join(distdir, 'file.tar.gz');
