@@ -30,10 +30,10 @@ export default class Bump extends BaseCommand {
       'the plan was made: interrupted at any point, even by SIGKILL, the branch is either as before or fully bumped, and the ' +
       'next run finishes or undoes what the interrupted one left in the worktree. Files bump writes are committed even where ' +
       'ignore rules match them. A refused overlay is left as it was.',
-    'Exit codes: 0 done (or nothing to do); 2 invalid manifest, unknown release, bad flags, --overlay not a directory; ' +
-      '3 distfiles missing with --offline (nothing written); 4 overlay refused: dirty worktree, not a git repository, no git ' +
-      'identity, detached HEAD, incompatible layout.conf, another run holds the lock, index.lock present, ignored files where ' +
-      'bump writes, read-only overlay or directory; 5 a download or verification failed (nothing written; what was fetched ' +
+    'Exit codes: 0 done (or nothing to do); 2 invalid manifest, unknown release, bad flags, --overlay or --distdir not a ' +
+      'directory; 3 distfiles missing with --offline (nothing written); 4 overlay refused: dirty worktree, not a git ' +
+      'repository, no git identity, detached HEAD, incompatible layout.conf, another run holds the lock, index.lock present, ' +
+      'ignored files where bump writes, read-only overlay or directory, a Manifest line that cannot be read; 5 a download or verification failed (nothing written; what was fetched ' +
       'stays in the distdir); 6 a generated ebuild failed the QA checks (nothing written). With --derive-from: 2 also ' +
       'when the draft does not validate (the draft stays in the manifest to be fixed; no ebuild is generated), 5 when ' +
       "AMD's release manifest cannot be fetched.",

@@ -22,9 +22,11 @@ export default class ManifestCommand extends BaseCommand {
       'file that disagrees with one is rejected (--force recomputes). Packages whose distfiles all succeeded get their ' +
       'Manifest even when others fail; other packages are never touched. Nothing is committed. Nothing is written ' +
       'through a symlink that leads out of the overlay.',
-    'Exit codes: 0 done, 2 invalid input, unknown package or --overlay not a directory, 3 distfiles missing with ' +
-      '--offline, 4 a package directory or Manifest is a symlink leading out of the overlay (nothing written), 5 a ' +
-      'download or verification failed (packages that succeeded were still written).',
+    'Failures are grouped by cause: a host that cannot be reached is one line with what to do; --json keeps every file. ' +
+      'A Manifest line that cannot be read is reported as FILE:LINE and nothing is written.',
+    'Exit codes: 0 done, 2 invalid input, unknown package, --overlay or --distdir not a directory, 3 distfiles missing ' +
+      'with --offline, 4 a package directory or Manifest is a symlink leading out of the overlay, or a Manifest line ' +
+      'cannot be read (nothing written), 5 a download or verification failed (packages that succeeded were still written).',
   ].join('\n\n');
 
   static override examples = [
@@ -51,7 +53,7 @@ export default class ManifestCommand extends BaseCommand {
     retries: Flags.integer({ description: 'extra attempts of a URL after a transient failure: 5xx, reset, timeout (default 3)', min: 0, max: 20 }),
     jobs: Flags.integer({ char: 'j', description: 'downloads at once (default 4)', min: 1, max: 64 }),
     'max-size': Flags.integer({ description: 'largest download accepted for a distfile no Manifest lists yet, in MiB (default 4096)', min: 1, helpValue: 'MIB' }),
-    force: Flags.boolean({ description: 'recompute every line instead of trusting the existing Manifest' }),
+    force: Flags.boolean({ description: 'recompute every line: trust neither the existing Manifest nor cached digests (every distfile is read again)' }),
   };
 
   async run(): Promise<unknown> {
