@@ -1,7 +1,7 @@
 import { promises as fs, writevSync } from 'node:fs';
 import type { Dispatcher } from 'undici';
 import { BodyAbandoned, get, headerValue, type HttpResponse } from './http.js';
-import { classifyError, classifyStatus, parseRetryAfter, type FailureCause, type FailureKind } from './retry-policy.js';
+import { classifyError, classifyResponse, parseRetryAfter, type FailureCause, type FailureKind } from './retry-policy.js';
 import { formatBytes } from './units.js';
 
 /** What a download may resume from: written next to `<name>.partial` when the server offers a validator. */
@@ -162,7 +162,7 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
     );
   } else {
     await res.body.dump().catch(() => undefined);
-    const c = classifyStatus(res.statusCode);
+    const c = classifyResponse(res.statusCode, res.headers);
     const retryAfterMs = parseRetryAfter(headerValue(res.headers, 'retry-after'));
     return fail({ ...c, outcome: `${c.outcome}${via(res)}` }, { url: res.url, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
   }

@@ -69,6 +69,11 @@ export class BodyAbandoned extends Error {
  */
 export function createDispatcher(options: { connectionsPerOrigin: number; timeoutMs: number }): Dispatcher {
   return new EnvHttpProxyAgent({
+    // http:// URLs go to the proxy as plain requests, as curl, wget and Portage send
+    // them; only https:// is tunnelled with CONNECT. undici 7 tunnels everything by
+    // default, and a Squid-like proxy refuses CONNECT to any port but 443 (undici 8
+    // made this the default too).
+    proxyTunnel: false,
     connections: options.connectionsPerOrigin,
     connect: { timeout: options.timeoutMs },
     headersTimeout: options.timeoutMs,

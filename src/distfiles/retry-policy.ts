@@ -83,6 +83,21 @@ export function classifyStatus(status: number): Classified {
   return { kind: transientStatus(status) ? 'transient' : 'wrong-url', summary: outcome, outcome, cause: 'http' };
 }
 
+/**
+ * An error answer, told apart when it is the proxy's own (an http:// URL goes
+ * to the proxy as a plain request, so its refusal arrives as a response): 407,
+ * or an error the proxy marks as its own with Proxy-Status (RFC 9209) or
+ * Squid's X-Squid-Error.
+ */
+export function classifyResponse(status: number, headers: { [name: string]: string | string[] | undefined }): Classified {
+  const marked = /\berror=/.test(String(headers['proxy-status'] ?? '')) || headers['x-squid-error'] !== undefined;
+  if (status === 407 || (status >= 400 && marked)) {
+    const summary = `the proxy refused the request: HTTP ${status}`;
+    return { kind: transientStatus(status) ? 'transient' : 'wrong-url', summary, outcome: summary, cause: 'proxy' };
+  }
+  return classifyStatus(status);
+}
+
 const TRANSIENT_CODES: { [code: string]: [string, FailureCause] } = {
   UND_ERR_CONNECT_TIMEOUT: ['connection timed out', 'connect'],
   UND_ERR_HEADERS_TIMEOUT: ['timed out waiting for the response', 'network'],
@@ -138,6 +153,10 @@ export function classifyError(err: unknown): Classified {
   const code = codeOf(err);
   const message = e?.message ?? String(err);
   const proxy = PROXY_REFUSAL.exec(message);
+  if (/^Proxy Authentication Required \(407\)/.test(message)) {
+    const summary = 'the proxy requires authentication: HTTP 407';
+    return { kind: 'wrong-url', summary, outcome: `${summary} (put the credentials in HTTP(S)_PROXY as http://user:password@host:port)`, cause: 'proxy' };
+  }
   if (proxy) {
     const status = Number(proxy[1]);
     const summary = `the proxy refused the connection: HTTP ${status}`;

@@ -179,7 +179,21 @@ describe('distfiles: server faults', () => {
       }
     });
 
-    it('reports the proxy and its HTTP status, not an abort, and advises about the proxy', async () => {
+    it('an https URL whose CONNECT the proxy refuses: the proxy and its status are named, not an abort', async () => {
+      server.proxyStatus = 403;
+      process.env.HTTPS_PROXY = server.origin;
+      // Nothing listens for TLS here: the proxy answers before any.
+      const [r] = await ensureDistfiles([need('a.tar.gz', ['https://127.0.0.1:9/f/a.tar.gz'])], opts());
+      assert.equal(r!.status, 'failed');
+      assert.deepEqual(server.tunnels, ['127.0.0.1:9']);
+      assert.match(r!.attempts[0]!.outcome, /^the proxy refused the connection: HTTP 403$/);
+      assert.equal(r!.failure?.cause, 'proxy');
+      assert.doesNotMatch(`${r!.error} ${r!.hint}`, /aborted|space|permission/i);
+      assert.match(r!.hint!, /The proxy refused to connect to 127\.0\.0\.1:9 \(HTTP 403\)/);
+    });
+
+    it('an http URL goes to the proxy as a plain request, as curl and wget send it, and its refusal is the proxy\'s', async () => {
+      // A Squid-like proxy: CONNECT only to 443; http URLs must be forwarded, not tunnelled.
       const target = await TestServer.start();
       try {
         target.route('/f/a.tar.gz', { body: payload(100) });
@@ -188,10 +202,11 @@ describe('distfiles: server faults', () => {
         const [r] = await ensureDistfiles([need('a.tar.gz', [target.url('/f/a.tar.gz')])], opts());
         assert.equal(r!.status, 'failed');
         assert.equal(target.requests.length, 0, 'the proxy did not let the request through');
-        assert.ok(server.tunnels.length >= 1, 'the request went to the proxy');
-        assert.match(r!.attempts[0]!.outcome, /proxy .*HTTP 403/);
-        assert.doesNotMatch(`${r!.error} ${r!.hint}`, /aborted|space|permission/i);
-        assert.match(r!.hint!, /proxy/i);
+        assert.deepEqual(server.tunnels, [], 'no CONNECT for an http URL');
+        assert.equal(server.forwarded.length, 1);
+        assert.match(r!.attempts[0]!.outcome, /^the proxy refused the request: HTTP 403/);
+        assert.equal(r!.failure?.cause, 'proxy');
+        assert.match(r!.hint!, /The proxy refused to connect to 127\.0\.0\.1:\d+/);
       } finally {
         await target.close();
       }
@@ -201,12 +216,14 @@ describe('distfiles: server faults', () => {
       const target = await TestServer.start();
       try {
         const body = payload(100_000);
-        target.route('/f/a.tar.gz', { body });
+        target.route('/f/a.tar.gz', { body, faults: [{ kind: 'cut', after: 30_000 }] });
         server.proxyStatus = 200;
         process.env.HTTP_PROXY = server.origin;
         const [r] = await ensureDistfiles([need('a.tar.gz', [target.url('/f/a.tar.gz')], entryOf('a.tar.gz', body))], opts());
         assert.equal(r!.status, 'fetched', r!.error);
-        assert.equal(server.tunnels.length, 1);
+        assert.equal(server.forwarded.length, 2, 'the cut and the resume, both through the proxy');
+        assert.match(target.requests[1]!.range ?? '', /^bytes=[1-9]\d*-$/);
+        await assertInstalled('a.tar.gz', body);
       } finally {
         await target.close();
       }

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { layoutPath, mirrorsFromEnv, parseLayoutConf, resolveDistdir } from '../../src/distfiles/index.js';
 import { Limiter } from '../../src/util/limiter.js';
-import { backoffDelay, classifyError, classifyStatus, DEFAULT_RETRY_POLICY, parseRetryAfter } from '../../src/distfiles/retry-policy.js';
+import { backoffDelay, classifyError, classifyResponse, classifyStatus, DEFAULT_RETRY_POLICY, parseRetryAfter } from '../../src/distfiles/retry-policy.js';
 
 describe('distfiles: mirrors, locations and retry policy', () => {
   describe('GLEP 75 layouts', () => {
@@ -68,6 +68,21 @@ describe('distfiles: mirrors, locations and retry policy', () => {
       assert.equal(classifyError(err('ENOTFOUND')).kind, 'wrong-url');
       assert.equal(classifyError(err('ENOSPC')).kind, 'fatal');
       assert.equal(classifyError(Object.assign(new Error('x'), { name: 'AbortError' })).outcome, 'aborted');
+    });
+
+    it("tells the proxy's refusals from the server's answers and from the run's own abort", () => {
+      assert.equal(classifyResponse(403, {}).cause, 'http');
+      assert.equal(classifyResponse(403, { 'proxy-status': 'squid; error=destination_ip_prohibited' }).cause, 'proxy');
+      assert.equal(classifyResponse(403, { 'x-squid-error': 'ERR_ACCESS_DENIED 0' }).cause, 'proxy');
+      assert.equal(classifyResponse(200, { 'proxy-status': 'squid' }).cause, 'http');
+      assert.deepEqual(classifyResponse(407, {}), { kind: 'wrong-url', summary: 'the proxy refused the request: HTTP 407', outcome: 'the proxy refused the request: HTTP 407', cause: 'proxy' });
+      const tunnel = classifyError(Object.assign(new Error('Proxy response (403) !== 200 when HTTP Tunneling'), { name: 'AbortError', code: 'UND_ERR_ABORTED' }));
+      assert.deepEqual([tunnel.kind, tunnel.cause, tunnel.summary], ['wrong-url', 'proxy', 'the proxy refused the connection: HTTP 403']);
+      assert.equal(classifyError(Object.assign(new Error('Proxy response (502) !== 200 when HTTP Tunneling'), { name: 'AbortError' })).kind, 'transient');
+      assert.equal(classifyError(new Error('Proxy Authentication Required (407)')).cause, 'proxy');
+      assert.deepEqual(classifyError(Object.assign(new Error('x'), { name: 'AbortError', code: 'ABORT_ERR' })).cause, 'interrupted');
+      assert.equal(classifyError(Object.assign(new Error('x'), { code: 'ENOTFOUND' })).cause, 'dns');
+      assert.equal(classifyError(Object.assign(new Error('x'), { code: 'ECONNREFUSED' })).cause, 'connect');
     });
 
     it('backs off exponentially with jitter, capped, and obeys Retry-After', () => {

@@ -74,11 +74,15 @@ export class TestServer {
   private readonly sockets = new Set<Socket>();
   /**
    * As an HTTP proxy: the status answered to every CONNECT (a tunnel is
-   * opened for 200). Undefined: CONNECT is refused with 405.
+   * opened for 200) and to every request for an absolute URL (forwarded for
+   * 200; refusals carry a Proxy-Status header, RFC 9209, as proxies send).
+   * Undefined: CONNECT is refused with 405, absolute URLs are served as paths.
    */
   proxyStatus: number | undefined;
   /** The `host:port` of every CONNECT received. */
   readonly tunnels: string[] = [];
+  /** The URL of every request received as a forward proxy. */
+  readonly forwarded: string[] = [];
 
   private constructor(
     private readonly server: http.Server,
@@ -141,7 +145,33 @@ export class TestServer {
     socket.on('error', drop);
   }
 
+  /** A forward proxy's request (absolute URL): refused with `proxyStatus`, or passed on for 200. */
+  private forward(req: http.IncomingMessage, res: http.ServerResponse): void {
+    this.forwarded.push(req.url!);
+    if (this.proxyStatus !== 200) {
+      res.writeHead(this.proxyStatus!, { 'proxy-status': 'testproxy; error=destination_ip_prohibited', 'content-length': '0' }).end();
+      return;
+    }
+    const target = new URL(req.url!);
+    const upstream = http.request(
+      { host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: req.method, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+        // A cut upstream is a cut downstream.
+        answer.on('aborted', () => res.destroy());
+        answer.on('error', () => res.destroy());
+      },
+    );
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  }
+
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    if (this.proxyStatus !== undefined && /^https?:\/\//.test(req.url ?? '')) {
+      this.forward(req, res);
+      return;
+    }
     const path = decodeURIComponent((req.url ?? '/').split('?')[0]!);
     this.requests.push({
       path,
