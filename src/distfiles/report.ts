@@ -43,8 +43,8 @@ export function hostAdvice(cause: DistfileFailureCause, host: string, summary: s
       );
     case 'tls':
       return (
-        `The TLS connection to ${host} failed (${summary}): check the system clock and CA certificates, or a proxy ` +
-        `that intercepts TLS; or ${elsewhere}`
+        `The TLS connection to ${host} failed (${summary}): check the system clock and CA certificates; a proxy or ` +
+        `firewall that intercepts TLS needs its CA certificate given to Node (NODE_EXTRA_CA_CERTS=/path/to/ca.pem); or ${elsewhere}`
       );
     default:
       return (

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { TestServer } from '../helpers/http-server.js';
+import { TestServer, testCert } from '../helpers/http-server.js';
 import { git, gitHome, removeDir, runCli, tempDir } from '../helpers/project.js';
 import { synthesizeDistfiles, type PlanJson } from '../helpers/stack-distfiles.js';
 
@@ -226,6 +226,42 @@ describe('distfiles through the commands (manifest, bump)', function () {
           assert.ok(d.attempts.length >= 1 && d.attempts.every((a) => a.url.startsWith('https://github.com/')), JSON.stringify(d.attempts));
         }
       });
+    });
+
+    it('fetches from an https mirror through the proxy\'s CONNECT tunnel, trusting a CA given with NODE_EXTRA_CA_CERTS', async () => {
+      const name = rocprim();
+      const file = path.join(distdir, name);
+      const manifestFile = path.join(overlay, 'sci-libs/rocPRIM/Manifest');
+      const good = await readFile(manifestFile, 'utf8');
+      const body = await readFile(file);
+      const cert = testCert();
+      const caFile = path.join(work, 'mirror-ca.pem');
+      await writeFile(caFile, cert.cert);
+      const mirror = await TestServer.start({ tls: cert });
+      const mirrorHost = new URL(mirror.origin).host;
+      // Like a proxy's access rules: the mirror is allowed, anything else (github.com) refused.
+      proxy.proxyStatus = (to) => (to === mirrorHost ? 200 : 403);
+      const tunnelsBefore = proxy.tunnels.length;
+      try {
+        mirror.route(`/mirror/${name}`, { body });
+        await rename(file, path.join(work, name));
+        const r = await runCli(['manifest', 'sci-libs/rocPRIM', '--overlay', overlay, '--distdir', distdir, '--mirror', mirror.url('/mirror'), '--retries', '0'], {
+          home,
+          // 127.0.0.1 goes through the proxy too this time.
+          env: { ...viaProxy(), NO_PROXY: undefined, NODE_EXTRA_CA_CERTS: caFile },
+        });
+        assert.equal(r.code, 0, r.stderr);
+        const tunnels = proxy.tunnels.slice(tunnelsBefore);
+        assert.ok(tunnels.length >= 1 && tunnels.every((t) => t === mirrorHost), tunnels.join(' '));
+        assert.equal(mirror.requestsFor(`/mirror/${name}`).length, 1);
+        assert.deepEqual(await readFile(file), body);
+        assert.equal(await readFile(manifestFile, 'utf8'), good, 'the Manifest entry verified the download');
+      } finally {
+        proxy.proxyStatus = 403;
+        await mirror.close();
+        if (!existsSync(file)) await rename(path.join(work, name), file);
+        await rm(path.join(work, name), { force: true });
+      }
     });
 
     it('--max-size caps a download no Manifest sizes yet (bump and manifest take it)', async () => {

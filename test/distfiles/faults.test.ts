@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { createProgress, describeProblems, ensureDistfiles, type EnsureOptions } from '../../src/distfiles/index.js';
-import { TestServer } from '../helpers/http-server.js';
+import { TestServer, testCert } from '../helpers/http-server.js';
 import { entryOf, listDir, need, payload, tempDir } from './support.js';
 
 describe('distfiles: server faults', () => {
@@ -163,7 +163,7 @@ describe('distfiles: server faults', () => {
     });
   });
 
-  describe('a proxy that refuses', () => {
+  describe('a proxy (HTTP_PROXY, HTTPS_PROXY): a real one on 127.0.0.1', () => {
     const saved: { [k: string]: string | undefined } = {};
     const vars = ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'];
     beforeEach(() => {
@@ -207,6 +207,53 @@ describe('distfiles: server faults', () => {
         assert.match(r!.attempts[0]!.outcome, /^the proxy refused the request: HTTP 403/);
         assert.equal(r!.failure?.cause, 'proxy');
         assert.match(r!.hint!, /The proxy refused to connect to 127\.0\.0\.1:\d+/);
+      } finally {
+        await target.close();
+      }
+    });
+
+    it('an https URL is tunnelled with CONNECT to its own host, and TLS runs end to end through the tunnel', async () => {
+      // The target's certificate is self-signed, so the client refuses it: proof that the TLS
+      // handshake was the target's, inside the tunnel, and that a TLS failure is not blamed on the proxy.
+      const target = await TestServer.start({ tls: testCert() });
+      try {
+        target.route('/f/a.tar.gz', { body: payload(100) });
+        target.route('/f/b.tar.gz', { body: payload(100) });
+        const host = new URL(target.origin).host;
+        server.proxyStatus = (to) => (to === host ? 200 : 403);
+        process.env.HTTPS_PROXY = server.origin;
+        const [a, b] = await ensureDistfiles(
+          [need('a.tar.gz', [target.url('/f/a.tar.gz')]), need('b.tar.gz', [target.url('/f/b.tar.gz')])],
+          opts({ jobs: 1 }),
+        );
+        assert.deepEqual(server.tunnels, [host], 'one CONNECT, to the target; the second file skipped the host');
+        assert.deepEqual(server.forwarded, [], 'nothing went to the proxy in clear');
+        assert.equal(target.connections, 1, 'the tunnel reached the target');
+        assert.equal(target.requests.length, 0, 'no request over a connection the client does not trust');
+        assert.deepEqual(a!.failure, { cause: 'tls', host, summary: 'self-signed TLS certificate' });
+        assert.match(a!.hint!, /The TLS connection to 127\.0\.0\.1:\d+ failed .*NODE_EXTRA_CA_CERTS/);
+        assert.doesNotMatch(a!.hint!, /proxy refused/);
+        assert.match(b!.attempts[0]!.outcome, /^skipped: 127\.0\.0\.1:\d+ failed earlier in this run \(self-signed TLS certificate\)$/);
+        assert.equal(b!.failure?.cause, 'tls');
+      } finally {
+        await target.close();
+      }
+    });
+
+    it('a proxy refusing one host (403 to its CONNECT) does not stop the next URL on a host it allows', async () => {
+      const target = await TestServer.start();
+      try {
+        const body = payload(50_000);
+        target.route('/f/a.tar.gz', { body });
+        server.proxyStatus = (to) => (to === new URL(target.origin).host ? 200 : 403);
+        process.env.HTTPS_PROXY = server.origin;
+        process.env.HTTP_PROXY = server.origin;
+        const [r] = await ensureDistfiles([need('a.tar.gz', ['https://github.invalid/a.tar.gz', target.url('/f/a.tar.gz')])], opts());
+        assert.equal(r!.status, 'fetched', r!.error);
+        assert.deepEqual(server.tunnels, ['github.invalid:443'], 'the https URL asked for a tunnel');
+        assert.deepEqual(server.forwarded, [target.url('/f/a.tar.gz')], 'the http URL was forwarded as a plain request');
+        assert.deepEqual(r!.attempts[0], { url: 'https://github.invalid/a.tar.gz', outcome: 'the proxy refused the connection: HTTP 403', cause: 'proxy' });
+        await assertInstalled('a.tar.gz', body);
       } finally {
         await target.close();
       }
@@ -333,7 +380,7 @@ describe('distfiles: server faults', () => {
       const dns = describeProblems(failed('dns', 'name not resolved'), { distdir: '/d' });
       assert.match(dns, /^github\.com: name not resolved \(3 files: f0, f1, f2\)\n {2}what to do: github\.com cannot be resolved .*--mirror URL.*--distdir \/d --offline/);
       assert.match(describeProblems(failed('proxy', 'the proxy refused the connection: HTTP 403'), { distdir: '/d' }), /what to do: The proxy refused to connect to github\.com .*NO_PROXY/);
-      assert.match(describeProblems(failed('tls', 'TLS certificate expired'), { distdir: '/d' }), /what to do: The TLS connection to github\.com failed .*clock/);
+      assert.match(describeProblems(failed('tls', 'TLS certificate expired'), { distdir: '/d' }), /what to do: The TLS connection to github\.com failed .*clock.*NODE_EXTRA_CA_CERTS/);
     });
   });
 });

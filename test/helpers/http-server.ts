@@ -1,5 +1,10 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import net, { type AddressInfo, type Socket } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 
 /**
  * A real HTTP server on 127.0.0.1 for download tests, with faults that can be
@@ -64,8 +69,38 @@ export interface SeenRequest {
   acceptEncoding?: string;
 }
 
+/** A key and self-signed certificate for 127.0.0.1 and localhost, made by the real openssl (CI installs it). */
+export interface TestCert {
+  key: Buffer;
+  cert: Buffer;
+}
+
+let sharedCert: TestCert | undefined;
+
+/** One certificate per test process: openssl is called once. */
+export function testCert(): TestCert {
+  if (sharedCert) return sharedCert;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'rocm-ebuild-cert-'));
+  try {
+    const key = path.join(dir, 'key.pem');
+    const cert = path.join(dir, 'cert.pem');
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2', '-subj', '/CN=127.0.0.1',
+        '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', key, '-out', cert],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    sharedCert = { key: readFileSync(key), cert: readFileSync(cert) };
+    return sharedCert;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export class TestServer {
   readonly requests: SeenRequest[] = [];
+  /** Connections accepted (TCP; for TLS, before the handshake). */
+  connections = 0;
   active = 0;
   maxActive = 0;
   private readonly routes = new Map<string, Route>();
@@ -76,9 +111,10 @@ export class TestServer {
    * As an HTTP proxy: the status answered to every CONNECT (a tunnel is
    * opened for 200) and to every request for an absolute URL (forwarded for
    * 200; refusals carry a Proxy-Status header, RFC 9209, as proxies send).
+   * A function decides per target (`host:port`), as a proxy's access rules do.
    * Undefined: CONNECT is refused with 405, absolute URLs are served as paths.
    */
-  proxyStatus: number | undefined;
+  proxyStatus: number | ((target: string) => number) | undefined;
   /** The `host:port` of every CONNECT received. */
   readonly tunnels: string[] = [];
   /** The URL of every request received as a forward proxy. */
@@ -89,14 +125,17 @@ export class TestServer {
     readonly origin: string,
   ) {}
 
-  static async start(): Promise<TestServer> {
+  /** Serves HTTP, or HTTPS with `tls` (see testCert). */
+  static async start(options: { tls?: TestCert } = {}): Promise<TestServer> {
     let self: TestServer | undefined;
-    const server = http.createServer((req, res) => self!.handle(req, res));
+    const listener = (req: http.IncomingMessage, res: http.ServerResponse) => self!.handle(req, res);
+    const server = options.tls ? https.createServer({ key: options.tls.key, cert: options.tls.cert }, listener) : http.createServer(listener);
     server.keepAliveTimeout = 1000;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    self = new TestServer(server, `http://127.0.0.1:${port}`);
-    server.on('connection', (socket) => {
+    self = new TestServer(server, `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`);
+    server.on('connection', (socket: Socket) => {
+      self!.connections++;
       self!.sockets.add(socket);
       socket.on('close', () => self!.sockets.delete(socket));
     });
@@ -122,10 +161,14 @@ export class TestServer {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
+  private proxyAnswer(target: string): number | undefined {
+    return typeof this.proxyStatus === 'function' ? this.proxyStatus(target) : this.proxyStatus;
+  }
+
   /** An HTTP proxy's CONNECT: answered with `proxyStatus`, tunnelled to the target for 200. */
   private tunnel(req: http.IncomingMessage, socket: Socket, head: Buffer): void {
     this.tunnels.push(req.url ?? '');
-    const status = this.proxyStatus ?? 405;
+    const status = this.proxyAnswer(req.url ?? '') ?? 405;
     if (status !== 200) {
       socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'Refused'}\r\nContent-Length: 0\r\n\r\n`);
       return;
@@ -148,11 +191,12 @@ export class TestServer {
   /** A forward proxy's request (absolute URL): refused with `proxyStatus`, or passed on for 200. */
   private forward(req: http.IncomingMessage, res: http.ServerResponse): void {
     this.forwarded.push(req.url!);
-    if (this.proxyStatus !== 200) {
-      res.writeHead(this.proxyStatus!, { 'proxy-status': 'testproxy; error=destination_ip_prohibited', 'content-length': '0' }).end();
+    const target = new URL(req.url!);
+    const status = this.proxyAnswer(target.host)!;
+    if (status !== 200) {
+      res.writeHead(status, { 'proxy-status': 'testproxy; error=destination_ip_prohibited', 'content-length': '0' }).end();
       return;
     }
-    const target = new URL(req.url!);
     const upstream = http.request(
       { host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: req.method, headers: req.headers },
       (answer) => {
