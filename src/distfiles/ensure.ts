@@ -9,7 +9,7 @@ import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
 import { checkDistdir } from './distdir.js';
 import { lockPath, quarantinePath } from './locations.js';
-import { acquireLock } from './lock.js';
+import { waitForLock } from './lock.js';
 import { isValidDistfileName, sameEntry } from './manifest-file.js';
 import { HostHealth } from './host-health.js';
 import { MirrorSet } from './mirror-set.js';
@@ -193,17 +193,28 @@ export async function ensureDistfiles(needs: DistfileNeed[], options: EnsureOpti
 
   const fetchLocked = async (need: DistfileNeed, prior: DistfileAttempt[]): Promise<DistfileResult> => {
     const lockFile = lockPath(distdir, need.name);
-    const lock = await acquireLock(lockFile);
+    const lock = await waitForLock(lockFile, {
+      ...(options.signal ? { signal: options.signal } : {}),
+      onWait: (holder) => progress.waiting?.(need.name, holder),
+    });
+    if (!lock.acquired && options.signal?.aborted) {
+      return result(need, {
+        status: 'failed',
+        attempts: prior,
+        error: `fetching ${need.name} was interrupted`,
+        hint: 'Interrupted. Run again: finished files are kept and partial downloads resume.',
+      });
+    }
     if (!lock.acquired) {
       return result(need, {
         status: 'failed',
         attempts: prior,
         error: `${need.name} is being downloaded by ${lock.holder}`,
-        hint: `Wait for that run to finish and run again; if it is no longer running, delete ${lockFile}.`,
+        hint: `That run is on another host sharing this distdir: wait for it to finish and run again; if it is no longer running, delete ${lockFile}.`,
       });
     }
     try {
-      // Another run may have installed it while we waited for a download slot.
+      // Another run may have installed it while we waited for a download slot or for its lock.
       const st = await statFile(path.join(distdir, need.name));
       if (st) {
         const checked = await checkPresent(need, st, prior);

@@ -237,6 +237,9 @@ function lineProgress(stream: NodeJS.WriteStream, color: boolean, now: () => num
       s.phase = 'hash';
       s.size ??= size;
     },
+    waiting(name, holder) {
+      write(`wait    ${name}: being downloaded by ${holder} (another run sharing this distdir); waiting for it`);
+    },
     finished(r) {
       tally.settled++;
       counts[r.status]++;
@@ -324,6 +327,9 @@ function liveProgress(stream: NodeJS.WriteStream, color: boolean, now: () => num
       s.phase = 'hash';
       s.size ??= size;
       s.bytes = s.size;
+    },
+    waiting(name, holder) {
+      note(`${paint(color, 33, '…')} ${name}: being downloaded by ${holder} (another run sharing this distdir); waiting for it`);
     },
     finished(r) {
       tally.settled++;

@@ -75,6 +75,8 @@ export interface DistfileProgress {
   attemptFailed(name: string, attempt: DistfileAttempt, retryInMs?: number): void;
   /** The file is being read for its digests. */
   hashing(name: string, size: number): void;
+  /** Another run on this host holds the file's lock (it is downloading it): this run waits for it. */
+  waiting?(name: string, holder: string): void;
   /** The distfile is settled. */
   finished(result: DistfileResult): void;
   /** The run is over: clear live output. */

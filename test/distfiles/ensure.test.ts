@@ -3,7 +3,8 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { describeProblem, ensureDistfiles, type EnsureOptions } from '../../src/distfiles/index.js';
+import { describeProblem, ensureDistfiles, silentProgress, type EnsureOptions } from '../../src/distfiles/index.js';
+import { removeStaleLock } from '../../src/distfiles/lock.js';
 import { TestServer } from '../helpers/http-server.js';
 import { entryOf, listDir, need, payload, tempDir } from './support.js';
 
@@ -269,18 +270,71 @@ describe('distfiles: ensureDistfiles', () => {
   });
 
   describe('locks', () => {
-    it('leaves a file alone while another live process downloads it', async () => {
+    it('waits while another live process on this host downloads the file, then uses what it installed', async () => {
+      await fs.mkdir(distdir);
+      const body = payload(1000);
+      const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)']);
+      const lock = path.join(distdir, 'a.tar.gz.partial.lock');
+      try {
+        await fs.writeFile(lock, `${sleeper.pid} ${(await import('node:os')).hostname()}\n`);
+        const waited: string[] = [];
+        const progress = {
+          ...silentProgress,
+          // What the holder does when it is done: install the file, drop its lock.
+          waiting(name: string, holder: string) {
+            waited.push(`${name}: ${holder}`);
+            void fs.writeFile(path.join(distdir, name), body).then(() => fs.rm(lock));
+          },
+        };
+        const [r] = await ensureDistfiles([need('a.tar.gz', [server.url('/f/a')], entryOf('a.tar.gz', body))], opts({ progress }));
+        assert.equal(r!.status, 'present', r!.error);
+        assert.deepEqual(waited, [`a.tar.gz: process ${sleeper.pid} on ${(await import('node:os')).hostname()}`]);
+        assert.equal(server.requests.length, 0);
+        assert.deepEqual(await listDir(distdir), ['a.tar.gz']);
+      } finally {
+        sleeper.kill();
+      }
+    });
+
+    it('stops waiting for another process when interrupted', async () => {
       await fs.mkdir(distdir);
       const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)']);
       try {
         await fs.writeFile(path.join(distdir, 'a.tar.gz.partial.lock'), `${sleeper.pid} ${(await import('node:os')).hostname()}\n`);
-        const [r] = await ensureDistfiles([need('a.tar.gz', [server.url('/f/a')])], opts());
+        const controller = new AbortController();
+        const progress = { ...silentProgress, waiting: () => controller.abort() };
+        const [r] = await ensureDistfiles([need('a.tar.gz', [server.url('/f/a')])], opts({ progress, signal: controller.signal }));
         assert.equal(r!.status, 'failed');
-        assert.match(r!.error!, new RegExp(`being downloaded by process ${sleeper.pid}`));
+        assert.match(r!.error!, /interrupted/);
         assert.equal(server.requests.length, 0);
       } finally {
         sleeper.kill();
       }
+    });
+
+    it('does not wait for a lock held from another host (it cannot tell whether that run is alive)', async () => {
+      await fs.mkdir(distdir);
+      await fs.writeFile(path.join(distdir, 'a.tar.gz.partial.lock'), '4242 build-box-2\n');
+      const [r] = await ensureDistfiles([need('a.tar.gz', [server.url('/f/a')])], opts());
+      assert.equal(r!.status, 'failed');
+      assert.match(r!.error!, /being downloaded by process 4242 on build-box-2/);
+      assert.match(r!.hint!, /another host .*delete .*a\.tar\.gz\.partial\.lock/);
+      assert.equal(server.requests.length, 0);
+    });
+
+    it('taking over a stale lock never removes a lock another run took in the meantime', async () => {
+      await fs.mkdir(distdir);
+      const lock = path.join(distdir, 'a.tar.gz.partial.lock');
+      // Both runs read the dead holder's lock; the other run was faster and replaced it with its own.
+      const stale = '999999999 somehost\n';
+      const fresh = `${process.pid} somehost\n`;
+      await fs.writeFile(lock, fresh);
+      await removeStaleLock(lock, stale);
+      assert.equal(await fs.readFile(lock, 'utf8'), fresh, 'the live lock is still there');
+      assert.deepEqual(await listDir(distdir), ['a.tar.gz.partial.lock']);
+      await fs.writeFile(lock, stale);
+      await removeStaleLock(lock, stale);
+      assert.deepEqual(await listDir(distdir), [], 'the stale one is gone, and nothing is left aside');
     });
 
     it('takes over the lock of a process that is gone', async () => {

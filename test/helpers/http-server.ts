@@ -39,6 +39,12 @@ export type Fault =
   | { kind: 'endless' }
   /** Serve this body instead of the real one (with its own length). */
   | { kind: 'content'; body: Buffer }
+  /**
+   * Promise the whole body, send `after` bytes, then hold the rest until the
+   * test calls release(): a download that is certainly in progress (another
+   * process waiting on it, a kill -9 in the middle) without any timing.
+   */
+  | { kind: 'hold'; after: number }
   /** Serve normally: lets a fault follow a success in the queue. */
   | { kind: 'ok' }
   /**
@@ -107,6 +113,9 @@ export class TestServer {
   private readonly gated: (() => void)[] = [];
   private gateOpen = false;
   private readonly sockets = new Set<Socket>();
+  private readonly holding: (() => void)[] = [];
+  /** Responses held by a `hold` fault, their first bytes sent (they stay counted after the client left). */
+  held = 0;
   /**
    * As an HTTP proxy: the status answered to every CONNECT (a tunnel is
    * opened for 200) and to every request for an absolute URL (forwarded for
@@ -156,7 +165,21 @@ export class TestServer {
     return this.requests.filter((r) => r.path === path);
   }
 
+  /** Sends the rest of every held response. */
+  release(): void {
+    for (const finish of this.holding.splice(0)) finish();
+  }
+
+  /** Resolves once `count` responses are held (polls; fails after 30 s rather than hang a test). */
+  async whenHeld(count = 1): Promise<void> {
+    for (let i = 0; this.held < count; i++) {
+      if (i > 600) throw new Error(`only ${this.held} of ${count} responses were ever held`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
   async close(): Promise<void> {
+    this.release();
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -323,6 +346,14 @@ export class TestServer {
         return;
       case 'truncate':
         res.write(body.subarray(0, fault.after), () => res.socket?.end());
+        return;
+      case 'hold':
+        res.write(body.subarray(0, fault.after), () => {
+          this.held++;
+          this.holding.push(() => {
+            if (!res.destroyed) res.end(body.subarray(fault.after));
+          });
+        });
         return;
       case 'stall':
         res.write(body.subarray(0, fault.after));
