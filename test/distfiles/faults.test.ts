@@ -345,6 +345,26 @@ describe('distfiles: server faults', () => {
       assert.match(log.at(-1)!, /^distfiles: 30 failed \(29 more failures of .*: connection refused, not listed\)$/);
     });
 
+    it('a name that does not resolve (a real lookup of a reserved .invalid name): one group, DNS advice', async () => {
+      // No proxy may answer for it: the lookup must be this process's own.
+      const vars = ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy'];
+      const saved = vars.map((v) => [v, process.env[v]] as const);
+      for (const v of vars) delete process.env[v];
+      try {
+        const host = 'rocm-ebuild-test.invalid';
+        const needs = Array.from({ length: 12 }, (_, i) => need(`rocBar${i}.tar.gz`, [`https://${host}/ROCm/rocBar${i}.tar.gz`]));
+        const results = await ensureDistfiles(needs, opts({ retries: 1, jobs: 2 }));
+        const causes = new Set(results.map((r) => `${r.status} ${r.failure?.cause} ${r.failure?.host}`));
+        assert.deepEqual(causes, new Set([`failed dns ${host}`]));
+        const report = describeProblems(results, { distdir }).split('\n');
+        assert.equal(report.length, 2, report.join('\n'));
+        assert.match(report[0]!, /^rocm-ebuild-test\.invalid: name not resolved.* \(12 files: /);
+        assert.match(report[1]!, /what to do: rocm-ebuild-test\.invalid cannot be resolved .*--mirror URL.*--offline/);
+      } finally {
+        for (const [v, value] of saved) if (value !== undefined) process.env[v] = value;
+      }
+    });
+
     it('keeps files that failed for reasons of their own in their own blocks', async () => {
       const closed = await TestServer.start();
       const dead = closed.url('');
