@@ -1,4 +1,5 @@
-import { promises as fs, writevSync } from 'node:fs';
+import { constants, promises as fs, writevSync } from 'node:fs';
+import path from 'node:path';
 import type { Dispatcher } from 'undici';
 import { BodyAbandoned, get, headerValue, type HttpResponse } from './http.js';
 import { classifyError, classifyResponse, parseRetryAfter, type FailureCause, type FailureKind } from './retry-policy.js';
@@ -71,6 +72,21 @@ function strongValidator(res: HttpResponse): string | undefined {
   const etag = headerValue(res.headers, 'etag');
   if (etag && !etag.startsWith('W/')) return etag;
   return headerValue(res.headers, 'last-modified');
+}
+
+/**
+ * Writes a small file by creating a new one and renaming it over the name:
+ * the rename replaces whatever is there (a symlink too) instead of writing
+ * through it.
+ */
+async function writeReplacing(file: string, text: string): Promise<void> {
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2)}`);
+  try {
+    await fs.writeFile(tmp, text, { flag: 'wx' });
+    await fs.rename(tmp, file);
+  } finally {
+    await fs.rm(tmp, { force: true });
+  }
 }
 
 /** writev until every byte is on disk: a regular file may take less than asked. */
@@ -184,7 +200,7 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
   const validator = strongValidator(res);
   if (validator) {
     const meta: PartialMeta = { url: req.url, validator, ...(total !== undefined ? { size: total } : {}) };
-    await fs.writeFile(req.metaFile, JSON.stringify(meta));
+    await writeReplacing(req.metaFile, JSON.stringify(meta));
   } else {
     await fs.rm(req.metaFile, { force: true });
   }
@@ -209,7 +225,13 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
   let refused: { outcome: string; summary: string; cause: FailureCause } | undefined;
   let changed: string | undefined;
   try {
-    handle = await fs.open(req.partial, offset > 0 ? 'r+' : 'w');
+    // O_NOFOLLOW: a distdir is often shared (group portage), and a symlink planted
+    // under the partial's name must not make us write into the file it points to.
+    handle = await fs.open(
+      req.partial,
+      (offset > 0 ? constants.O_RDWR : constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC) | constants.O_NOFOLLOW,
+      0o644,
+    );
     if (offset > 0) await handle.truncate(offset);
     // The bytes the overlap must reproduce, compared as they arrive and not written again.
     let known = Buffer.alloc(0);

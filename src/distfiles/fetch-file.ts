@@ -99,9 +99,16 @@ async function resumePoint(
   url: string,
   expected: ManifestEntry | undefined,
 ): Promise<{ from: number; validator?: string; overlap?: number; knownTotal?: number }> {
-  const size = await sizeOf(partial);
+  // Only a regular file of ours is resumed: a symlink (or anything else) under
+  // the partial's name is removed, never followed (the distdir may be shared).
+  const st = await fs.lstat(partial).catch(() => undefined);
+  if (st && !st.isFile()) {
+    await discard(partial, metaFile);
+    return { from: 0 };
+  }
+  const size = st?.size ?? 0;
   if (size === 0) return { from: 0 };
-  const meta = await readMeta(metaFile);
+  const meta = (await fs.lstat(metaFile).catch(() => undefined))?.isFile() ? await readMeta(metaFile) : undefined;
   const validator = meta && meta.url === url ? meta.validator : undefined;
   if (expected) {
     if (size > expected.size) {

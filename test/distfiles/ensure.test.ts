@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import fsSync, { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describeProblem, ensureDistfiles, silentProgress, type EnsureOptions } from '../../src/distfiles/index.js';
 import { removeStaleLock } from '../../src/distfiles/lock.js';
@@ -345,6 +345,59 @@ describe('distfiles: ensureDistfiles', () => {
       server.route('/f/a', { body: payload(10) });
       const [r] = await ensureDistfiles([need('a.tar.gz', [server.url('/f/a')])], opts());
       assert.equal(r!.status, 'fetched');
+      assert.deepEqual(await listDir(distdir), ['a.tar.gz']);
+    });
+  });
+
+  describe('a symlink planted in a shared distdir', () => {
+    for (const withManifest of [true, false]) {
+      it(`under the partial's and its meta file's names is never written through, ${withManifest ? 'with' : 'without'} a Manifest entry`, async () => {
+        // Another user of a group-writable distdir points the partial names at files of ours.
+        await fs.mkdir(distdir);
+        const victim = path.join(scratch, 'precious.txt');
+        const victimMeta = path.join(scratch, 'precious.json');
+        await fs.writeFile(victim, 'precious');
+        await fs.writeFile(victimMeta, '{"keep": true}');
+        await fs.symlink(victim, path.join(distdir, 'a.tar.gz.partial'));
+        await fs.symlink(victimMeta, path.join(distdir, 'a.tar.gz.partial.json'));
+        if (!withManifest) {
+          // A meta file that would let the resume go ahead, as the planted link's target.
+          await fs.writeFile(victimMeta, JSON.stringify({ url: server.url('/f/a.tar.gz'), validator: '"v1"' }));
+        }
+        const metaBefore = await fs.readFile(victimMeta, 'utf8');
+        const body = payload(200_000);
+        server.route('/f/a.tar.gz', { body, etag: '"v1"' });
+        const [r] = await ensureDistfiles([need('a.tar.gz', [server.url('/f/a.tar.gz')], withManifest ? entryOf('a.tar.gz', body) : undefined)], opts());
+        assert.equal(r!.status, 'fetched', r!.error);
+        assert.equal(await fs.readFile(victim, 'utf8'), 'precious');
+        assert.equal(await fs.readFile(victimMeta, 'utf8'), metaBefore);
+        assert.deepEqual(await fs.readFile(path.join(distdir, 'a.tar.gz')), body);
+        assert.deepEqual(await listDir(distdir), ['a.tar.gz']);
+        assert.equal(server.requestsFor('/f/a.tar.gz')[0]!.range, undefined, 'the link was not resumed from');
+      });
+    }
+
+    it('planted between the check and the open is refused by O_NOFOLLOW, not followed', async () => {
+      await fs.mkdir(distdir);
+      const victim = path.join(scratch, 'precious.txt');
+      await fs.writeFile(victim, 'precious');
+      const body = payload(50_000);
+      server.route('/f/a.tar.gz', { body });
+      const partial = path.join(distdir, 'a.tar.gz.partial');
+      // The link appears once the response head is in: after every check, before the open.
+      let planted = false;
+      const progress = {
+        ...silentProgress,
+        downloading() {
+          if (!planted) fsSync.symlinkSync(victim, partial);
+          planted = true;
+        },
+      };
+      const [r] = await ensureDistfiles([need('a.tar.gz', [server.url('/f/a.tar.gz')], entryOf('a.tar.gz', body))], opts({ progress }));
+      assert.equal(await fs.readFile(victim, 'utf8'), 'precious');
+      assert.match(r!.attempts[0]!.outcome, /ELOOP|symbolic link/i);
+      // The retry finds the link before opening anything, removes it and downloads afresh.
+      assert.equal(r!.status, 'fetched', r!.error);
       assert.deepEqual(await listDir(distdir), ['a.tar.gz']);
     });
   });
