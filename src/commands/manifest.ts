@@ -24,6 +24,9 @@ export default class ManifestCommand extends BaseCommand {
       'through a symlink that leads out of the overlay.',
     'Failures are grouped by cause: a host that cannot be reached is one line with what to do; --json keeps every file. ' +
       'A Manifest line that cannot be read is reported as FILE:LINE and nothing is written.',
+    'Network: HTTP_PROXY, HTTPS_PROXY and NO_PROXY are honoured (https through CONNECT); a private or intercepting CA ' +
+      'is given with NODE_EXTRA_CA_CERTS=FILE. Another run downloading the same file into the same distdir is waited ' +
+      'for, and the file it installed is verified.',
     'Exit codes: 0 done, 2 invalid input, unknown package, --overlay or --distdir not a directory, 3 distfiles missing ' +
       'with --offline, 4 a package directory or Manifest is a symlink leading out of the overlay, or a Manifest line ' +
       'cannot be read (nothing written), 5 a download or verification failed (packages that succeeded were still written).',

@@ -282,6 +282,8 @@ describe('distfiles through the commands (manifest, bump)', function () {
         assert.ok(!existsSync(path.join(distdir, name)) && !existsSync(path.join(distdir, `${name}.partial`)));
         const help = await runCli(['bump', '--help'], { home });
         assert.match(help.stdout, /--max-size=MIB/);
+        const manifestHelp = (await runCli(['manifest', '--help'], { home })).stdout.replace(/\s+/g, ' ');
+        assert.match(manifestHelp, /HTTP_PROXY, HTTPS_PROXY and NO_PROXY .*NODE_EXTRA_CA_CERTS=FILE/);
       } finally {
         await mirror.close();
         await rename(path.join(work, name), path.join(distdir, name));
