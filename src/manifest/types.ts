@@ -154,8 +154,14 @@ export interface ComponentSpec {
 
 export interface ReleaseSpec {
   llvm_slot: number;
-  python_compat: string;
   verified?: boolean;
+}
+
+/** Python implementations: they follow Gentoo's profiles, not ROCm releases. */
+export interface StackPythonSpec {
+  compat: string;
+  current: string[];
+  default: string[];
 }
 
 export interface MaintainerSpec {
@@ -169,6 +175,7 @@ export interface StackSpec {
   repo_name: string;
   defaults?: { tag?: string; keywords?: string; maintainers?: MaintainerSpec[] };
   releases: Record<string, ReleaseSpec>;
+  python: StackPythonSpec;
   targets: string;
   external: string[];
   components: string[];
@@ -177,5 +184,5 @@ export interface StackSpec {
 }
 
 export interface ExternalSpec {
-  packages: Record<string, { subslot: boolean; slots?: string[]; eclass?: boolean; note?: string }>;
+  packages: Record<string, { subslot: boolean; slots?: string[]; versions?: string[]; eclass?: boolean; note?: string }>;
 }

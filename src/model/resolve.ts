@@ -62,7 +62,8 @@ export function knownReleases(manifest: Manifest): string[] {
 export function releaseModel(manifest: Manifest, version: string, policy: TargetPolicy): ReleaseModel | undefined {
   const r = manifest.stack.releases[version];
   if (!r) return undefined;
-  return { version, llvmSlot: r.llvm_slot, pythonCompat: r.python_compat, verified: r.verified ?? false, policy };
+  // PYTHON_COMPAT follows Gentoo's profiles, not the ROCm release: one value for every release.
+  return { version, llvmSlot: r.llvm_slot, pythonCompat: manifest.stack.python.compat, verified: r.verified ?? false, policy };
 }
 
 /** Substitute ${PV}, ${PN} and ${P} as Portage would. */

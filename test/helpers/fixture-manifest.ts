@@ -11,8 +11,12 @@ export const BASE_FILES: Record<string, string> = {
   'stack.yaml': `name: Test stack
 repo_name: test
 releases:
-  "6.2.2": { llvm_slot: 18, python_compat: "python3_{10..12}", verified: true }
-  "6.3.0": { llvm_slot: 19, python_compat: "python3_{10..13}" }
+  "6.2.2": { llvm_slot: 18, verified: true }
+  "6.3.0": { llvm_slot: 19 }
+python:
+  compat: python3_{11..14}
+  current: [python3_11, python3_12, python3_13, python3_14]
+  default: [python3_13]
 targets: targets.yaml
 external:
   - external.yaml

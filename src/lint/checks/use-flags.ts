@@ -1,3 +1,4 @@
+import { profilePythonFlags, pythonCompat, pythonCompatUpdate, pythonRequiredUse } from '../python-compat.js';
 import type { Check, EbuildFacts } from '../types.js';
 
 /** Flags matching these come from eclasses we cannot enumerate here (profiles set them). */
@@ -53,10 +54,15 @@ export const useFlagCheck: Check = {
 
     const required = f.globalMap.get('REQUIRED_USE');
     if (required) {
+      // The python eclasses' REQUIRED_USE under the targets Gentoo's profiles
+      // enable: a PYTHON_COMPAT without the default target cannot be merged.
+      const compat = pythonCompat(f);
+      const python = f.input.python && compat ? pythonRequiredUse(f, compat) : '';
       const expanded = required.value
         .replace(/\$\{ROCM_REQUIRED_USE\}/g, f.input.rocmRequiredUse ?? '')
-        .replace(/\$\{PYTHON_REQUIRED_USE\}/g, '');
-      const problem = evaluateRequiredUse(expanded, f.iuseDefaults);
+        .replace(/\$\{PYTHON_REQUIRED_USE\}/g, python);
+      const enabled = new Set([...f.iuseDefaults, ...(f.input.python ? profilePythonFlags(f.input.python.default) : [])]);
+      const problem = evaluateRequiredUse(expanded, enabled);
       if (problem) {
         out.push({ keyword: 'RequiredUseDefaults', message: `default USE flags fail REQUIRED_USE: ${problem}`, line: required.line });
       }
@@ -110,3 +116,15 @@ export function evaluateRequiredUse(text: string, enabled: Set<string>): string 
   const top = parseGroup();
   return top.find((i) => !i.ok)?.text;
 }
+
+export const pythonCompatCheck: Check = {
+  name: 'PythonCompatCheck',
+  keywords: [{ name: 'PythonCompatUpdate', level: 'info', description: 'PYTHON_COMPAT lacks a newer Python that Gentoo supports' }],
+  run(f) {
+    const compat = pythonCompat(f);
+    if (!compat || !f.input.python) return [];
+    const newer = pythonCompatUpdate(compat, f.input.python.current);
+    if (newer.length === 0) return [];
+    return [{ keyword: 'PythonCompatUpdate', message: `PYTHON_COMPAT update available: ${newer.join(', ')}`, line: f.globalMap.get('PYTHON_COMPAT')!.line }];
+  },
+};
