@@ -1,7 +1,8 @@
-import type { ResolvedComponent, StackModel } from '../model/resolve.js';
+import { knownReleases, resolveComponent, type ResolvedComponent, type StackModel } from '../model/resolve.js';
 import { currentYear, renderEbuild, renderMetadata } from '../render/index.js';
 import { bashSyntax, bashSyntaxAll, shellcheck, shellcheckAll, type ToolFinding } from './external-tools.js';
 import { lintEbuild, type EbuildInput, type LintResult } from './index.js';
+import type { StackPackage } from './types.js';
 
 /** The IUSE and REQUIRED_USE rocm.eclass gives this package in its release. */
 export function rocmEclassView(c: ResolvedComponent, model: StackModel): Pick<EbuildInput, 'eclassIuse' | 'rocmRequiredUse'> {
@@ -12,6 +13,35 @@ export function rocmEclassView(c: ResolvedComponent, model: StackModel): Pick<Eb
     eclassIuse: c.targets.map((t) => `${defaults.has(t) ? '+' : ''}amdgpu_targets_${t}`),
     rocmRequiredUse: `|| ( ${c.targets.map((t) => `amdgpu_targets_${t}`).join(' ')} )`,
   };
+}
+
+/** The IUSE a stack package's ebuild gets in this release: its flags, test, and rocm.eclass's targets. */
+export function stackIuse(c: ResolvedComponent): Set<string> {
+  const iuse = new Set(Object.keys(c.spec.use ?? {}));
+  if (c.spec.tests && !c.spec.tests.restrict) iuse.add('test');
+  for (const t of c.targets) iuse.add(`amdgpu_targets_${t}`);
+  return iuse;
+}
+
+const stackViews = new WeakMap<StackModel, Map<string, StackPackage>>();
+
+/**
+ * What the dependency checks know of the packages an ebuild may name: the
+ * stack's (IUSE in this release, and the versions of every release the
+ * manifest generates) and the external list's (versions where recorded).
+ */
+export function stackView(model: StackModel): Map<string, StackPackage> {
+  const cached = stackViews.get(model);
+  if (cached) return cached;
+  const view = new Map<string, StackPackage>();
+  for (const [atom, e] of Object.entries(model.manifest.external.packages)) view.set(atom, e.versions ? { versions: e.versions } : {});
+  const releases = knownReleases(model.manifest);
+  for (const c of model.components) {
+    const versions = releases.filter((v) => resolveComponent(model.manifest, c.loaded, { ...model.release, version: v }) !== undefined);
+    view.set(c.atom, { iuse: stackIuse(c), versions });
+  }
+  stackViews.set(model, view);
+  return view;
 }
 
 export interface ComponentLint {
@@ -41,6 +71,8 @@ export async function lintComponent(
     metadata: options.metadata ?? renderMetadata(c, model),
     upstreamRepos: [...new Set(c.spec.sources.map((s) => s.github).filter((g): g is string => Boolean(g)))],
     year,
+    python: { current: model.manifest.stack.python.current, default: model.manifest.stack.python.default },
+    stack: stackView(model),
     ...rocmEclassView(c, model),
   });
   // Findings a reviewer accepted for this package, with the reason, stay visible but do not fail.

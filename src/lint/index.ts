@@ -2,9 +2,10 @@ import { extractFacts } from './facts.js';
 import { headerCheck, syntaxCheck, whitespaceCheck } from './checks/layout.js';
 import { descriptionCheck, eclassVarCheck, variableOrderCheck } from './checks/variables.js';
 import { inheritCheck } from './checks/inherits.js';
-import { useFlagCheck } from './checks/use-flags.js';
+import { pythonCompatCheck, useFlagCheck } from './checks/use-flags.js';
 import { dieCheck, quotingCheck } from './checks/commands.js';
 import { metadataCheck } from './checks/metadata.js';
+import { dependencyCheck } from './checks/dependencies.js';
 import type { Check, EbuildInput, Keyword, LintResult } from './types.js';
 
 export type { EbuildInput, LintResult, Keyword, Check } from './types.js';
@@ -19,9 +20,11 @@ export const CHECKS: Check[] = [
   descriptionCheck,
   inheritCheck,
   useFlagCheck,
+  pythonCompatCheck,
   dieCheck,
   quotingCheck,
   metadataCheck,
+  dependencyCheck,
 ];
 
 export const KEYWORDS: Map<string, Keyword> = new Map(CHECKS.flatMap((c) => c.keywords.map((k) => [k.name, k] as const)));

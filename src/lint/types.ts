@@ -22,6 +22,14 @@ export interface LintResult {
   line?: number;
 }
 
+/** What is known of a package dependencies may name: the stack's own, or one of ::gentoo's. */
+export interface StackPackage {
+  /** Its IUSE (stack packages only): USE dependencies on it must name these. */
+  iuse?: Set<string>;
+  /** The versions that exist, when known: blockers must match one of them. */
+  versions?: string[];
+}
+
 /** What the runner knows about the ebuild under check. */
 export interface EbuildInput {
   /** Path for messages, e.g. "sci-libs/rocBLAS/rocBLAS-6.2.2.ebuild". */
@@ -39,6 +47,13 @@ export interface EbuildInput {
   upstreamRepos?: string[];
   /** The year the copyright header must end with. */
   year: number;
+  /**
+   * Python implementations as Gentoo has them now (stack.yaml's python):
+   * `current` are supported, `default` are enabled by the profiles.
+   */
+  python?: { current: string[]; default: string[] };
+  /** Every package of the stack and the external package list, by atom (cat/pkg). */
+  stack?: Map<string, StackPackage>;
 }
 
 export interface Assignment {

@@ -10,15 +10,35 @@ export interface DepEntry {
 
 export const DEP_CLASSES: DepClass[] = ['RDEPEND', 'DEPEND', 'BDEPEND', 'PDEPEND', 'IDEPEND'];
 
+/**
+ * The USE dependency tying a GPU dependency to the consumer's targets.
+ * ${ROCM_USEDEP} names every target of the consumer; when the dependency
+ * offers fewer (a subset library), those it lacks could never be satisfied
+ * (pkgcheck's NonsolvableDeps), so only the targets both have are tied.
+ */
+export function gpuUseDep(consumer: ResolvedComponent | undefined, dep: ResolvedComponent | undefined): string[] {
+  if (!consumer || !dep || consumer.targets.every((t) => dep.targets.includes(t))) return ['${ROCM_USEDEP}'];
+  return consumer.targets
+    .filter((t) => dep.targets.includes(t))
+    .sort((a, b) => gfxOrder(a) - gfxOrder(b))
+    .map((t) => `amdgpu_targets_${t}(-)?`);
+}
+
+/** gfx<major><minor><stepping> (minor and stepping one hex digit each) in the eclass table's order. */
+function gfxOrder(target: string): number {
+  const m = /^gfx(\d+)([0-9a-f])([0-9a-f])$/.exec(target);
+  return m ? Number(m[1]) * 256 + parseInt(m[2]!, 16) * 16 + parseInt(m[3]!, 16) : Number.MAX_SAFE_INTEGER;
+}
+
 /** The dependency atom as it appears in the ebuild. */
-export function depAtom(d: DepSpec, model: StackModel): string {
+export function depAtom(d: DepSpec, model: StackModel, consumer?: ResolvedComponent): string {
   const inStack = model.byAtom.has(d.atom);
   const blocker = d.blocker === 'strong' ? '!!' : d.blocker === 'weak' ? '!' : '';
   const atom = versioned(d.atom, d.version);
   // Stack packages move in lock-step: by default bind to this release's slot.
   const slot = d.slot ?? (inStack && !d.version && !d.blocker ? 'same' : 'any');
   const slotText = slot === 'any' ? '' : slot === 'same' ? ':${SLOT}' : `:${slot}`;
-  const use = [...(d.gpu ? ['${ROCM_USEDEP}'] : []), ...(d.use ?? [])];
+  const use = [...(d.gpu ? gpuUseDep(consumer, model.byAtom.get(d.atom)) : []), ...(d.use ?? [])];
   return `${blocker}${atom}${slotText}${use.length ? `[${use.join(',')}]` : ''}`;
 }
 
@@ -78,7 +98,7 @@ export function collectDeps(c: ResolvedComponent, model: StackModel, llvmCompat:
     }
   }
 
-  for (const d of c.spec.deps ?? []) add(d.classes, { text: depAtom(d, model), ...whenOf(d.when) });
+  for (const d of c.spec.deps ?? []) add(d.classes, { text: depAtom(d, model, c), ...whenOf(d.when) });
   return out;
 }
 

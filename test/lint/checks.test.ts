@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { bashSyntax, bashSyntaxAll, shellcheckAll } from '../../src/lint/external-tools.js';
 import { KEYWORDS, lintEbuild, type EbuildInput } from '../../src/lint/index.js';
+import { braceExpand } from '../../src/lint/python-compat.js';
 
 /** A clean ebuild; each case below breaks exactly one thing. */
 const GOOD = `# Copyright 1999-2026 Gentoo Authors
@@ -73,6 +74,24 @@ function input(text: string, extra: Partial<EbuildInput> = {}): EbuildInput {
   };
 }
 
+/** Gentoo's Python as stack.yaml records it. */
+const PYTHON = { current: ['python3_11', 'python3_12', 'python3_13', 'python3_14'], default: ['python3_13'] };
+
+/** The stack the dependency checks know: hip in two releases, a subset library, an external package. */
+const STACK = new Map([
+  ['dev-util/hip', { iuse: new Set(['debug', 'test']), versions: ['6.2.2', '6.2.4'] }],
+  ['sci-libs/ck', { iuse: new Set(['test', 'amdgpu_targets_gfx906']), versions: ['6.2.2'] }],
+  ['dev-cpp/gtest', {}],
+]);
+
+/** The clean ebuild turned into a python-single-r1 one with this PYTHON_COMPAT. */
+function withPython(compat: string): string {
+  return swap('ROCM_VERSION=${PV}\n\ninherit cmake rocm', `PYTHON_COMPAT=( ${compat} )\nROCM_VERSION=\${PV}\n\ninherit cmake python-single-r1 rocm`).replace(
+    'REQUIRED_USE="${ROCM_REQUIRED_USE}"',
+    'REQUIRED_USE="${ROCM_REQUIRED_USE} ${PYTHON_REQUIRED_USE}"',
+  );
+}
+
 async function keywords(text: string, extra: Partial<EbuildInput> = {}): Promise<string[]> {
   return (await lintEbuild(input(text, extra))).map((r) => r.keyword).sort();
 }
@@ -115,6 +134,9 @@ const CASES: [string, () => string, Partial<EbuildInput>?][] = [
   ['TrailingEmptyLine', () => `${GOOD}\n`],
   ['NoFinalNewline', () => GOOD.trimEnd()],
   ['ParseError', () => swap('\tcmake_src_test\n}', '\tif true; then\n\tcmake_src_test\n}')],
+  ['PythonCompatUpdate', () => withPython('python3_{11..13}'), { python: PYTHON }],
+  ['NonsolvableDeps', () => swap('RDEPEND="dev-util/hip:${SLOT}"', 'RDEPEND="dev-util/hip:${SLOT}\n\tsci-libs/ck:${SLOT}[${ROCM_USEDEP}]\n"'), { stack: STACK }],
+  ['NonexistentBlocker', () => swap('RDEPEND="dev-util/hip:${SLOT}"', 'RDEPEND="dev-util/hip:${SLOT}\n\t!<dev-util/hip-6\n"'), { stack: STACK }],
 ];
 
 describe('lint checks (one case per keyword)', () => {
@@ -150,6 +172,48 @@ describe('lint checks (one case per keyword)', () => {
       '\npython_check_deps() {\n\tpython_has_version "dev-python/pyyaml[${PYTHON_USEDEP}]"\n}\n\nsrc_prepare() {',
     );
     assert.deepEqual(await keywords(text), []);
+  });
+});
+
+describe('rules real pkgcheck and Portage taught us', () => {
+  it("a PYTHON_COMPAT without the profile's default target fails REQUIRED_USE (the stack could not be merged)", async () => {
+    assert.deepEqual(await keywords(withPython('python3_{10..12}'), { python: PYTHON }), ['PythonCompatUpdate', 'RequiredUseDefaults']);
+    assert.deepEqual(await keywords(withPython('python3_{11..14}'), { python: PYTHON }), []);
+    // python-r1's REQUIRED_USE wants any one target: the default one is enough.
+    const multi = withPython('python3_{12..14}').replace('python-single-r1', 'python-r1');
+    assert.deepEqual(await keywords(multi, { python: PYTHON }), []);
+    assert.deepEqual(await keywords(multi.replace('python3_{12..14}', 'python3_12 python3_14'), { python: PYTHON }), ['RequiredUseDefaults']);
+  });
+
+  it('brace expansion of PYTHON_COMPAT follows bash', () => {
+    assert.deepEqual(braceExpand('python3_{11..14}'), ['python3_11', 'python3_12', 'python3_13', 'python3_14']);
+    assert.deepEqual(braceExpand('python3_{12,13}'), ['python3_12', 'python3_13']);
+    assert.deepEqual(braceExpand('pypy3'), ['pypy3']);
+  });
+
+  it('NonsolvableDeps: only the targets both packages have may be tied', async () => {
+    const rdepend = (dep: string) => swap('RDEPEND="dev-util/hip:${SLOT}"', `RDEPEND="dev-util/hip:\${SLOT}\n\t${dep}\n"`);
+    // The consumer has gfx906 and gfx1030; sci-libs/ck only gfx906.
+    assert.deepEqual(await keywords(rdepend('sci-libs/ck:${SLOT}[amdgpu_targets_gfx906(-)?]'), { stack: STACK }), []);
+    assert.deepEqual(await keywords(rdepend('sci-libs/ck:${SLOT}[amdgpu_targets_gfx1030(-)?]'), { stack: STACK }), ['NonsolvableDeps']);
+    // (+) counts a missing flag as enabled, a negated flag as disabled: both satisfiable.
+    assert.deepEqual(await keywords(rdepend('sci-libs/ck:${SLOT}[amdgpu_targets_gfx1030(+)?]'), { stack: STACK }), []);
+    assert.deepEqual(await keywords(rdepend('sci-libs/ck:${SLOT}[!amdgpu_targets_gfx1030(-)?]'), { stack: STACK }), []);
+    assert.deepEqual(await keywords(rdepend('dev-util/hip:${SLOT}[rocprofiler]'), { stack: STACK }), ['NonsolvableDeps']);
+    // Without stack knowledge nothing is said.
+    assert.deepEqual(await keywords(rdepend('sci-libs/ck:${SLOT}[${ROCM_USEDEP}]')), []);
+  });
+
+  it('NonexistentBlocker: a blocker must match a version some repository has', async () => {
+    const rdepend = (dep: string) => swap('RDEPEND="dev-util/hip:${SLOT}"', `RDEPEND="dev-util/hip:\${SLOT}\n\t${dep}\n"`);
+    assert.deepEqual(await keywords(rdepend('!<=dev-util/hip-${PV}'), { stack: STACK }), []);
+    assert.deepEqual(await keywords(rdepend('!<dev-util/hip-6.2.2'), { stack: STACK }), ['NonexistentBlocker']);
+    assert.deepEqual(await keywords(rdepend('!>=dev-util/hip-6.2.4'), { stack: STACK }), []);
+    assert.deepEqual(await keywords(rdepend('!~dev-util/hip-6.2.3'), { stack: STACK }), ['NonexistentBlocker']);
+    assert.deepEqual(await keywords(rdepend('!!=dev-util/hip-6.2*'), { stack: STACK }), []);
+    // An external package's versions must be recorded before a versioned blocker can be judged.
+    assert.deepEqual(await keywords(rdepend('!<dev-cpp/gtest-1.10'), { stack: STACK }), ['NonexistentBlocker']);
+    assert.deepEqual(await keywords(rdepend('!dev-cpp/gtest'), { stack: STACK }), []);
   });
 });
 

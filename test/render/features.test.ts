@@ -68,6 +68,28 @@ phases:
       rm "\${ED}/usr/share/doc/\${PF}/LICENSE" || die
 `;
 
+/** A full-target consumer of the subset library above. */
+const VIEWER = `name: viewer
+atom: sci-libs/viewer
+description: Full-target library that links the subset toolkit library
+homepage: https://github.com/ROCm/viewer
+license: MIT
+sources:
+  - github: ROCm/viewer
+build: cmake
+compiler: hipcc
+targets:
+  mode: full
+  cmake_vars: [AMDGPU_TARGETS]
+deps:
+  - atom: dev-util/toolkit
+    classes: [RDEPEND, DEPEND]
+    gpu: true
+  - atom: sci-libs/gpulib
+    classes: [RDEPEND, DEPEND]
+    gpu: true
+`;
+
 const EXTERNAL = `${BASE_FILES['external.yaml']}  dev-python/pyyaml: { subslot: false }
 `;
 
@@ -77,7 +99,7 @@ describe('rendering features (fixture stack)', () => {
   let model630: StackModel;
 
   before(async () => {
-    dir = await fixtureManifest({ 'components/toolkit.yaml': TOOLKIT, 'external.yaml': EXTERNAL });
+    dir = await fixtureManifest({ 'components/toolkit.yaml': TOOLKIT, 'components/viewer.yaml': VIEWER, 'external.yaml': EXTERNAL });
     const manifest = await loadManifest(dir);
     const policies = await loadPolicies(manifest);
     if ('issues' in policies) throw new Error(JSON.stringify(policies.issues));
@@ -98,7 +120,7 @@ describe('rendering features (fixture stack)', () => {
     const text = ebuild(model622, 'dev-util/toolkit');
     assert.match(
       text,
-      /\nEAPI=8\n\nLLVM_COMPAT=\( 18 \)\nPYTHON_COMPAT=\( python3_\{10\.\.12\} \)\nROCM_SUPPORTED_TARGETS=\( gfx90a gfx942 gfx1100 gfx1201 \)\nROCM_VERSION=\$\{PV\}\n\ninherit cmake edo llvm-r2 multiprocessing python-single-r1 rocm\n/,
+      /\nEAPI=8\n\nLLVM_COMPAT=\( 18 \)\nPYTHON_COMPAT=\( python3_\{11\.\.14\} \)\nROCM_SUPPORTED_TARGETS=\( gfx90a gfx942 gfx1100 gfx1201 \)\nROCM_VERSION=\$\{PV\}\n\ninherit cmake edo llvm-r2 multiprocessing python-single-r1 rocm\n/,
     );
     assert.match(ebuild(model630, 'dev-util/toolkit'), /\nLLVM_COMPAT=\( 19 \)\n/);
   });
@@ -112,6 +134,14 @@ describe('rendering features (fixture stack)', () => {
     assert.match(text, /\$\(llvm_gen_dep 'llvm-core\/clang:\$\{LLVM_SLOT\}='\)/);
     assert.match(text, /\nSRC_URI="\n\thttps:\/\/github\.com\/ROCm\/toolkit\/archive\/rocm-\$\{PV\}\.tar\.gz -> \$\{P\}\.tar\.gz\n\ttest\? \(\n\t\thttps:\/\/github\.com\/ROCm\/toolkit-tests\/archive\/rocm-\$\{PV\}\.tar\.gz -> toolkit-tests-\$\{PV\}\.tar\.gz\n\t\)\n"\n/);
     assert.match(text, /\nREQUIRED_USE="\$\{ROCM_REQUIRED_USE\} \$\{PYTHON_REQUIRED_USE\}"\n/);
+  });
+
+  it('ties a subset library only to the targets both packages have (never unsolvable)', () => {
+    const text = ebuild(model622, 'sci-libs/viewer');
+    // toolkit offers gfx90a, gfx942 and gfx1100 in 6.2 (gfx1201 is not in that policy).
+    assert.match(text, /\tdev-util\/toolkit:\$\{SLOT\}\[amdgpu_targets_gfx90a\(-\)\?,amdgpu_targets_gfx942\(-\)\?,amdgpu_targets_gfx1100\(-\)\?\]\n/);
+    // A library with every target of the consumer keeps ${ROCM_USEDEP}.
+    assert.match(text, /\tsci-libs\/gpulib:\$\{SLOT\}\[\$\{ROCM_USEDEP\}\]\n/);
   });
 
   it('calls both pkg_setup functions when llvm-r2 and python-single-r1 both export one', () => {
