@@ -1,5 +1,5 @@
 import { extractFacts } from './facts.js';
-import { headerCheck, syntaxCheck, whitespaceCheck } from './checks/layout.js';
+import { headerCheck, lineLengthCheck, syntaxCheck, whitespaceCheck } from './checks/layout.js';
 import { descriptionCheck, eclassVarCheck, variableOrderCheck } from './checks/variables.js';
 import { inheritCheck } from './checks/inherits.js';
 import { pythonCompatCheck, useFlagCheck } from './checks/use-flags.js';
@@ -15,6 +15,7 @@ export const CHECKS: Check[] = [
   syntaxCheck,
   headerCheck,
   whitespaceCheck,
+  lineLengthCheck,
   variableOrderCheck,
   eclassVarCheck,
   descriptionCheck,

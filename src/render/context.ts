@@ -67,10 +67,54 @@ function useTest(cond: string): string {
  * double quotes; otherwise single quotes keep everything literal.
  */
 export function sedReplace(from: string, to: string): string {
-  const regex = from.replace(/[\\.[\]*^$]/g, (m) => `\\${m}`);
+  // A replacement that expands is a checked value (model/bash-value.ts); its
+  // pieces below are substrings of it plus sed's own &, \& and \1.
+  if (to.includes('$')) expandingText(to, { quotesEscaped: true });
+  const quote = ([regex, replacement]: [string, string]) => {
+    if (!to.includes('$')) return singleQuoted(`s|${regex}|${replacement}|g`);
+    return `"s|${inDoubleQuotes(regex)}|${replacement.replace(/"/g, '\\"')}|g"`;
+  };
+  // The plain form reads best; when it does not fit a line ("sed -i -e … \"
+  // within 120 columns, pkgcheck's ExcessiveLineLength), the shortest that does.
+  const fits = (script: string) => script.length <= 107;
+  const [plain, ...shorter] = sedScripts(from, to).map(quote);
+  if (fits(plain!)) return plain!;
+  const best = shorter.reduce<string | undefined>((a, b) => (a === undefined || b.length < a.length ? b : a), undefined);
+  return best !== undefined && fits(best) ? best : plain!;
+}
+
+function sedRegex(text: string): string {
+  return text.replace(/[\\.[\]*^$]/g, (m) => `\\${m}`);
+}
+
+/**
+ * s|from|to|g as [regex, replacement], first the plain form, then shorter
+ * ones: text kept around an insertion written as "&" (the whole match), and
+ * a shared beginning and end as \1 and \2, so long anchors are not written
+ * twice. Never splits a ${VAR} or $(helper) of `to`, nor a word.
+ */
+function sedScripts(from: string, to: string): [string, string][] {
   const amp = (t: string) => t.replace(/&/g, '\\&');
-  if (!to.includes('$')) return singleQuoted(`s|${regex}|${amp(to)}|g`);
-  return `"s|${inDoubleQuotes(regex)}|${amp(expandingText(to, { quotesEscaped: true }))}|g"`;
+  const out: [string, string][] = [[sedRegex(from), amp(to)]];
+  if (!from) return out;
+  const at = to.indexOf(from);
+  if (at >= 0 && to.indexOf(from, at + 1) < 0) out.push([sedRegex(from), `${amp(to.slice(0, at))}&${amp(to.slice(at + from.length))}`]);
+  let p = 0;
+  while (p < from.length && p < to.length && from[p] === to[p]) p++;
+  let q = 0;
+  while (q < from.length - p && q < to.length - p && from[from.length - 1 - q] === to[to.length - 1 - q]) q++;
+  // Split between words only, so each part still reads as code.
+  const word = (c: string | undefined) => c !== undefined && /\w/.test(c);
+  while (p > 0 && word(from[p - 1]) && word(from[p])) p--;
+  while (q > 0 && word(from[from.length - q - 1]) && word(from[from.length - q])) q--;
+  const [pre, suf] = [from.slice(0, p), from.slice(from.length - q)];
+  const middle = to.slice(p, to.length - q);
+  if (pre.length + suf.length > 8 && !pre.includes('$') && !suf.includes('$') && !middle.endsWith('$')) {
+    const g = (t: string) => (t ? `\\(${sedRegex(t)}\\)` : '');
+    const refs = pre && suf ? ['\\1', '\\2'] : pre ? ['\\1', ''] : ['', '\\1'];
+    out.push([`${g(pre)}${sedRegex(from.slice(p, from.length - q))}${g(suf)}`, `${refs[0]}${amp(middle)}${refs[1]}`]);
+  }
+  return out;
 }
 
 export interface ContextOptions {
@@ -206,7 +250,7 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
     const w = spec.python.when;
     requiredUse.push(w ? `${w}? ( \${PYTHON_REQUIRED_USE} )` : '${PYTHON_REQUIRED_USE}');
   }
-  requiredUse.push(...(spec.required_use ?? []));
+  requiredUse.push(...(spec.required_use ?? []).flatMap((r) => wrapUseExpression(r, 1)));
 
   const restrictTokens: string[] = [...(spec.restrict ?? [])];
   if (tests?.restrict) restrictTokens.push('test');
@@ -245,9 +289,15 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
       groups.set(when, [...(groups.get(when) ?? []), `"${versioned(d.atom, d.version)}[\${PYTHON_USEDEP}]"`]);
     }
     for (const [when, atoms] of groups) {
-      const check = `python_has_version ${atoms.join(' ')} || return 1`;
-      if (when) pythonCheckDeps.push(`\tif ${useTest(when)}; then`, `\t\t${check}`, '\tfi');
-      else pythonCheckDeps.push(`\t${check}`);
+      const indent = when ? '\t\t' : '\t';
+      const oneLine = `${indent}python_has_version ${atoms.join(' ')} || return 1`;
+      // Past one line, one atom per continued line.
+      const check =
+        oneLine.length <= 100
+          ? [oneLine]
+          : [`${indent}python_has_version \\`, ...atoms.map((a, i) => `${indent}\t${a}${i === atoms.length - 1 ? ' || return 1' : ' \\'}`)];
+      if (when) pythonCheckDeps.push(`\tif ${useTest(when)}; then`, ...check, '\tfi');
+      else pythonCheckDeps.push(...check);
     }
   }
 
@@ -331,7 +381,7 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
     inherit: [...inherit].sort(),
     description: inDoubleQuotes(spec.description),
     homepage: inDoubleQuotes(spec.homepage),
-    srcUri: depLines(c.distfiles.map((d) => ({ text: d.uri, ...(d.when ? { when: d.when } : {}) }))),
+    srcUri: depLines(c.distfiles.map((d) => ({ text: wrapUri(d.uri), ...(d.when ? { when: d.when } : {}) }))),
     s: c.sourceDir,
     license: spec.license,
     slot: '0/$(ver_cut 1-2)',
@@ -359,6 +409,68 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
   };
 }
 
+
+/**
+ * A REQUIRED_USE-style expression as lines: on one line when it fits within
+ * 100 columns at this depth (a tab counts one), else each group on its own
+ * lines with its flags filled up to that width, as ::gentoo wraps long ones.
+ */
+export function wrapUseExpression(expr: string, depth: number): string[] {
+  const tokens = expr.trim().split(/\s+/);
+  let pos = 0;
+  type Node = string | { head: string; items: Node[] };
+  const parse = (): Node[] => {
+    const items: Node[] = [];
+    while (pos < tokens.length && tokens[pos] !== ')') {
+      const t = tokens[pos++]!;
+      if (t === '(' || tokens[pos] === '(') {
+        if (t !== '(') pos++;
+        const group = { head: t === '(' ? '' : t, items: parse() };
+        pos++;
+        items.push(group);
+      } else {
+        items.push(t);
+      }
+    }
+    return items;
+  };
+  const flat = (n: Node): string => (typeof n === 'string' ? n : `${n.head ? `${n.head} ` : ''}( ${n.items.map(flat).join(' ')} )`);
+  const width = 100;
+  // Plain flags share lines up to the width; each group starts its own.
+  const lines = (items: Node[], level: number): string[] => {
+    const out: string[] = [];
+    let line = '';
+    for (const item of items) {
+      if (typeof item === 'string') {
+        if (line && level + line.length + 1 + item.length > width) {
+          out.push(line);
+          line = '';
+        }
+        line = line ? `${line} ${item}` : item;
+      } else {
+        if (line) out.push(line);
+        line = '';
+        out.push(...format(item, level));
+      }
+    }
+    if (line) out.push(line);
+    return out;
+  };
+  const format = (n: Node, level: number): string[] => {
+    const one = flat(n);
+    if (typeof n === 'string' || level + one.length <= width) return [one];
+    return [`${n.head ? `${n.head} ` : ''}(`, ...lines(n.items, level + 1).map((l) => `\t${l}`), ')'];
+  };
+  const items = parse();
+  const whole = items.map(flat).join(' ');
+  return depth + whole.length <= width ? [whole] : lines(items, depth);
+}
+
+/** A long "URL -> name" SRC_URI entry puts the arrow on its own line, as ::gentoo does. */
+function wrapUri(uri: string): string {
+  const [url, name] = uri.split(' -> ');
+  return name !== undefined && uri.length > 100 ? `${url}\n\t-> ${name}` : uri;
+}
 
 function startsWith(all: DepEntry[], prefix: DepEntry[]): boolean {
   if (prefix.length > all.length) return false;

@@ -74,7 +74,7 @@ export function collectDeps(c: ResolvedComponent, model: StackModel, llvmCompat:
           const when = d.when ?? pyWhen ?? '';
           groups.set(when, [...(groups.get(when) ?? []), pyAtom(d.atom, d.version)]);
         }
-        for (const [when, atoms] of groups) add(['BDEPEND'], { text: `$(python_gen_any_dep ${singleQuoted(atoms.join(' '))})`, ...whenOf(when || undefined) });
+        for (const [when, atoms] of groups) add(['BDEPEND'], { text: generator('python_gen_any_dep', atoms), ...whenOf(when || undefined) });
         break;
       }
       case 'distutils-r1':
@@ -94,12 +94,22 @@ export function collectDeps(c: ResolvedComponent, model: StackModel, llvmCompat:
       groups.set(key, g);
     }
     for (const g of groups.values()) {
-      add(g.classes, { text: `$(llvm_gen_dep ${singleQuoted(g.atoms.join(' '))})`, ...whenOf(g.when) });
+      add(g.classes, { text: generator('llvm_gen_dep', g.atoms), ...whenOf(g.when) });
     }
   }
 
   for (const d of c.spec.deps ?? []) add(d.classes, { text: depAtom(d, model, c), ...whenOf(d.when) });
   return out;
+}
+
+/**
+ * An eclass dependency generator call; past one short line, one atom per
+ * line as ::gentoo writes them (a line stays within 120 characters).
+ */
+function generator(fn: string, atoms: string[]): string {
+  const one = `$(${fn} ${singleQuoted(atoms.join(' '))})`;
+  if (one.length <= 90) return one;
+  return `$(${fn} ${singleQuoted(`\n${atoms.map((a) => `\t${a}`).join('\n')}\n`)})`;
 }
 
 /** ">=1.2" on cat/pkg gives ">=cat/pkg-1.2". */
@@ -129,12 +139,13 @@ export function depLines(entries: DepEntry[]): string[] {
     seen.add(k);
     return true;
   });
-  const lines = unique.filter((e) => !e.when).map((e) => e.text);
+  // An entry may span lines (a long generator call); each line is indented alike.
+  const lines = unique.filter((e) => !e.when).flatMap((e) => e.text.split('\n'));
   const groups = new Map<string, string[]>();
   for (const e of unique.filter((x) => x.when)) groups.set(e.when!, [...(groups.get(e.when!) ?? []), e.text]);
   for (const [when, texts] of groups) {
-    if (texts.length === 1 && `${when}? ( ${texts[0]} )`.length <= 72) lines.push(`${when}? ( ${texts[0]} )`);
-    else lines.push(`${when}? (`, ...texts.map((t) => `\t${t}`), ')');
+    if (texts.length === 1 && !texts[0]!.includes('\n') && `${when}? ( ${texts[0]} )`.length <= 72) lines.push(`${when}? ( ${texts[0]} )`);
+    else lines.push(`${when}? (`, ...texts.flatMap((t) => t.split('\n')).map((t) => `\t${t}`), ')');
   }
   return lines;
 }

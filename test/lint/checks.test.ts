@@ -134,6 +134,7 @@ const CASES: [string, () => string, Partial<EbuildInput>?][] = [
   ['TrailingEmptyLine', () => `${GOOD}\n`],
   ['NoFinalNewline', () => GOOD.trimEnd()],
   ['ParseError', () => swap('\tcmake_src_test\n}', '\tif true; then\n\tcmake_src_test\n}')],
+  ['ExcessiveLineLength', () => swap('\tcmake_src_test\n', `\tcmake_src_test\n\teinfo ${'words '.repeat(20)}end\n`)],
   ['PythonCompatUpdate', () => withPython('python3_{11..13}'), { python: PYTHON }],
   ['NonsolvableDeps', () => swap('RDEPEND="dev-util/hip:${SLOT}"', 'RDEPEND="dev-util/hip:${SLOT}\n\tsci-libs/ck:${SLOT}[${ROCM_USEDEP}]\n"'), { stack: STACK }],
   ['NonexistentBlocker', () => swap('RDEPEND="dev-util/hip:${SLOT}"', 'RDEPEND="dev-util/hip:${SLOT}\n\t!<dev-util/hip-6\n"'), { stack: STACK }],
@@ -183,6 +184,13 @@ describe('rules real pkgcheck and Portage taught us', () => {
     const multi = withPython('python3_{12..14}').replace('python-single-r1', 'python-r1');
     assert.deepEqual(await keywords(multi, { python: PYTHON }), []);
     assert.deepEqual(await keywords(multi.replace('python3_{12..14}', 'python3_12 python3_14'), { python: PYTHON }), ['RequiredUseDefaults']);
+  });
+
+  it('ExcessiveLineLength spares what pkgcheck spares: one long word, a long quoted string, DESCRIPTION', async () => {
+    const line = (text: string) => swap('\tcmake_src_test\n', `\tcmake_src_test\n\t${text}\n`);
+    assert.deepEqual(await keywords(line(`einfo ${'w'.repeat(115)} and a few more words to pass 120`)), []);
+    assert.deepEqual(await keywords(line(`einfo "${'quoted text '.repeat(10)}" plus more`)), []);
+    assert.deepEqual(await keywords(line(`einfo "${'quoted "text" '.repeat(9)}" plus more`)), ['ExcessiveLineLength']);
   });
 
   it('brace expansion of PYTHON_COMPAT follows bash', () => {

@@ -7,6 +7,7 @@ import { releaseModel, resolveStack, type StackModel } from '../../src/model/res
 import { loadPolicies } from '../../src/model/targets.js';
 import { lintComponent } from '../../src/lint/component.js';
 import { renderEbuild } from '../../src/render/index.js';
+import { sedReplace, wrapUseExpression } from '../../src/render/context.js';
 import { BASE_FILES, fixtureManifest } from '../helpers/fixture-manifest.js';
 import { removeDir, tempDir } from '../helpers/project.js';
 
@@ -203,5 +204,67 @@ describe('rendering features (fixture stack)', () => {
         assert.deepEqual(lint.tools, [], c.atom);
       }
     }
+  });
+});
+
+describe('sed replacements and long lines', () => {
+  /** Runs `sed -i -e <script> file` with real bash and returns the file. */
+  function runSed(from: string, to: string, text: string): string {
+    const script = sedReplace(from, to);
+    return execFileSync('bash', ['-c', `f=$(mktemp) && printf '%s' "$1" > "$f" && sed -i -e ${script} "$f" && cat "$f" && rm "$f"`, 'sed', text], {
+      encoding: 'utf8',
+      env: { ...process.env, EPREFIX: '/ep', LLVM_SLOT: '18' },
+    });
+  }
+
+  const cases: [string, string, string][] = [
+    // short: the plain form
+    ['/opt/rocm', '${EPREFIX}/usr', 'p = "/opt/rocm"'],
+    // an insertion into a long anchor: "&"
+    ['file(GLOB_RECURSE OPENCL_C_H_LIST "', 'file(GLOB_RECURSE OPENCL_C_H_LIST "${EPREFIX}/usr/lib/clang/${LLVM_SLOT}/include/opencl-c.h" "', 'x file(GLOB_RECURSE OPENCL_C_H_LIST "a.h") y'],
+    // a change inside long shared text: \1 and \2, with regex and shell specials around
+    [
+      'dest="IgnoreAsmCapCache", action="store_true", default=False, help="[x]*.^ & more"',
+      'dest="IgnoreAsmCapCache", action="store_true", default=True, help="[x]*.^ & more"',
+      'a dest="IgnoreAsmCapCache", action="store_true", default=False, help="[x]*.^ & more" b',
+    ],
+    [
+      'globalParameters["HipClangVersion"] = "0.0.0" # a comment that makes it long',
+      'globalParameters["HipClangVersion"] = "${LLVM_SLOT}.0.0" # a comment that makes it long',
+      'globalParameters["HipClangVersion"] = "0.0.0" # a comment that makes it long\n',
+    ],
+  ];
+
+  for (const [from, to, text] of cases) {
+    it(`replaces literally: ${from.slice(0, 40)}`, () => {
+      const expanded = to.replace(/\$\{EPREFIX\}/g, '/ep').replace(/\$\{LLVM_SLOT\}/g, '18');
+      assert.equal(runSed(from, to, text), text.split(from).join(expanded));
+    });
+  }
+
+  it('picks a form that fits a 120-column line when the plain one does not', () => {
+    for (const [from, to] of [
+      ['dest="IgnoreAsmCapCache", action="store_true", default=False,', 'dest="IgnoreAsmCapCache", action="store_true", default=True,'],
+      ['globalParameters["HipClangVersion"] = "0.0.0"', 'globalParameters["HipClangVersion"] = "${LLVM_SLOT}"'],
+      ['action="store_true", help="Do not run rocm_agent_enumerator."', 'action="store_true", default=True, help="Do not run rocm_agent_enumerator."'],
+    ] as const) {
+      // A tab, "sed -i -e ", the script and " \\".
+      assert.ok(13 + sedReplace(from, to).length <= 120, sedReplace(from, to));
+      const text = `x ${from} y`;
+      assert.equal(runSed(from, to, text), text.replace(from, to.replace('${LLVM_SLOT}', '18')));
+    }
+  });
+
+  it('wraps long REQUIRED_USE groups and keeps short ones on one line', () => {
+    assert.deepEqual(wrapUseExpression('a b c', 1), ['a b c']);
+    const flags = Array.from({ length: 8 }, (_, i) => `amdgpu_targets_gfx90${i}`);
+    assert.deepEqual(wrapUseExpression(`foo? ( || ( ${flags.join(' ')} ) )`, 1), [
+      'foo? (',
+      '\t|| (',
+      `\t\t${flags.slice(0, 4).join(' ')}`,
+      `\t\t${flags.slice(4).join(' ')}`,
+      '\t)',
+      ')',
+    ]);
   });
 });

@@ -70,3 +70,26 @@ export const syntaxCheck: Check = {
     return [{ keyword: 'ParseError', message: `bash syntax error near line ${line}`, line }];
   },
 };
+
+/** pkgcheck's limits: a line over 120 characters, unless a word of it or a quoted string exceeds 110. */
+const LINE_LENGTH = 120;
+const WORD_LENGTH = 110;
+
+export const lineLengthCheck: Check = {
+  name: 'LineLengthCheck',
+  keywords: [{ name: 'ExcessiveLineLength', level: 'style', description: `a line is longer than ${LINE_LENGTH} characters` }],
+  run(f) {
+    const longString = new RegExp(`"[^'"]{${WORD_LENGTH},}"|'[^'"]{${WORD_LENGTH},}'`);
+    const lines: number[] = [];
+    f.lines.forEach((line, i) => {
+      if (line.length <= LINE_LENGTH) return;
+      // As pkgcheck: these variables may be long, and so may a line that is one long word or string.
+      if (/^\s*(?:DESCRIPTION|KEYWORDS|IUSE)=/.test(line)) return;
+      if (Math.max(...line.split(/\s+/).map((w) => w.length)) > WORD_LENGTH) return;
+      if (longString.test(line)) return;
+      lines.push(i + 1);
+    });
+    if (lines.length === 0) return [];
+    return [{ keyword: 'ExcessiveLineLength', message: `excessive line length (over ${LINE_LENGTH} characters) on line${lines.length > 1 ? 's' : ''} ${lines.join(', ')}`, line: lines[0]! }];
+  },
+};
