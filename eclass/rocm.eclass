@@ -335,8 +335,8 @@ _ROCM_LIVE_POLICY=7.0
 # ---- END GENERATED AMDGPU TARGET TABLE ----
 
 # @FUNCTION: _rocm_select_policy
-# @INTERNAL
 # @USAGE: <version>
+# @INTERNAL
 # @DESCRIPTION:
 # Set _ROCM_POLICY to the series of _ROCM_POLICIES that applies to ROCm
 # <version>, following the rules described for ROCM_VERSION.  Dies on
@@ -350,12 +350,15 @@ _rocm_select_policy() {
 		return
 	fi
 
-	local re='^([0-9]+)\.([0-9]+)(\.([0-9]+))?(_(alpha|beta|pre|rc|p)[0-9]*)*$'
-	if [[ ! ${version} =~ ${re} ]]; then
+	# A glob, not =~: this runs while the eclass is sourced, and =~ would
+	# leave BASH_REMATCH behind as an undocumented global.
+	if [[ ${version} != +([0-9]).+([0-9])?(.+([0-9]))*(_@(alpha|beta|pre|rc|p)*([0-9])) ]]; then
 		die "${ECLASS}: ROCM_VERSION=${version} is not a ROCm version; set it to X.Y, X.Y.Z or 9999 (ROCM_VERSION=\${PV} in ROCm packages) before inheriting ${ECLASS}"
 	fi
-	local major=$(( 10#${BASH_REMATCH[1]} ))
-	local wanted=${major}.$(( 10#${BASH_REMATCH[2]} )).$(( 10#${BASH_REMATCH[4]:-0} ))
+	local major minor patch
+	IFS=. read -r major minor patch <<<"${version%%_*}"
+	major=$(( 10#${major:-0} ))
+	local wanted=${major}.$(( 10#${minor:-0} )).$(( 10#${patch:-0} ))
 
 	local entry series from until oldest oldest_from newest newest_until
 	local -a majors=()
@@ -416,7 +419,7 @@ _rocm_set_globals() {
 	if [[ ${ROCM_SUPPORTED_TARGETS@a} == *a* ]]; then
 		filter=1
 		for target in "${ROCM_SUPPORTED_TARGETS[@]}"; do
-			if [[ ! ${target} =~ ^gfx[0-9]{1,2}[0-9a-f]{2}$ ]]; then
+			if [[ ${target} != gfx[0-9]?([0-9])[0-9a-f][0-9a-f] ]]; then
 				die "${ECLASS}: ROCM_SUPPORTED_TARGETS: '${target}' is not a gfx target name; write names such as gfx90a or gfx1100, without feature suffixes such as :xnack-"
 			fi
 		done

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { projectRoot } from '../src/paths.js';
 import {
   checkEclassDoc,
+  sourcedVariableProblems,
   eclassGlobals,
   loadTargetTable,
   parseTargetTable,
@@ -339,6 +340,89 @@ describe('rocm.eclass', function () {
           '12 doc-error: BROKEN_X cannot be both @REQUIRED and @DEFAULT_UNSET',
         ],
       );
+    });
+
+    it('holds tags to the order eclass-to-manpage reads them in (@INTERNAL before @USAGE loses both)', function () {
+      const text = [
+        '# @ECLASS: order.eclass',
+        '# @MAINTAINER:',
+        '# Someone <someone@example.org>',
+        '# @BLURB: Tag order',
+        '# @SUPPORTED_EAPIS: 8',
+        '# @DESCRIPTION:',
+        '# Order.',
+        '',
+        '# @FUNCTION: order_one',
+        '# @INTERNAL',
+        '# @USAGE: <x>',
+        '# @DESCRIPTION:',
+        '# One.',
+        'order_one() { :; }',
+        '',
+        '# @ECLASS_VARIABLE: ORDER_X',
+        '# @DEFAULT_UNSET',
+        '# @DESCRIPTION:',
+        '# X.',
+        '# @USER_VARIABLE',
+        '',
+        '# @ECLASS_VARIABLE: ORDER_Y',
+        '# @DEFAULT_UNSET',
+        '# @USER_VARIABLE',
+        '# @OUTPUT_VARIABLE',
+        '# @DESCRIPTION:',
+        '# Y.',
+      ].join('\n');
+      const { problems } = checkEclassDoc(text, '/x/order.eclass');
+      assert.deepEqual(
+        problems.map((p) => `${p.line}: ${p.message.replace(/: eclass-to-manpage.*/, '')}`),
+        [
+          '5: @SUPPORTED_EAPIS must come before @BLURB in the @ECLASS block',
+          '11: @USAGE must come before @INTERNAL in the documentation of order_one',
+          '20: @USER_VARIABLE must come before @DESCRIPTION in the documentation of ORDER_X',
+          '22: ORDER_Y: only one of @INTERNAL, @PRE_INHERIT, @USER_VARIABLE and @OUTPUT_VARIABLE (eclass-to-manpage fails on more)',
+        ],
+      );
+    });
+
+    it('sourced in a bare bash as pkgcheck does, rocm.eclass leaves no undocumented global (EclassDocMissingVar)', async function () {
+      const text = readFileSync(eclassFile, 'utf8');
+      const { doc } = checkEclassDoc(text, 'eclass/rocm.eclass');
+      assert.deepEqual(await sourcedVariableProblems(eclassFile, text, doc), []);
+    });
+
+    it('reports what sourcing leaves behind: BASH_REMATCH of =~, FUNCNAME of an aborted function, a stray global', async function () {
+      const dir = mkdtempSync(path.join(tmpdir(), 'rocm-ebuild-eclass-'));
+      after(() => rmSync(dir, { recursive: true, force: true }));
+      const file = path.join(dir, 'leaky.eclass');
+      const text = [
+        '# @ECLASS: leaky.eclass',
+        '# @MAINTAINER:',
+        '# Someone <someone@example.org>',
+        '# @SUPPORTED_EAPIS: 8',
+        '# @BLURB: Leaks',
+        '# @DESCRIPTION:',
+        '# Leaks.',
+        '',
+        '# @FUNCTION: _leaky_parse',
+        '# @INTERNAL',
+        '# @DESCRIPTION:',
+        '# Dies on an empty version.',
+        '_leaky_parse() {',
+        '\t[[ ${1} =~ ^([0-9]+) ]]',
+        '\tlocal major=$(( 10#${BASH_REMATCH[1]} ))',
+        '\tSTRAY=${major}',
+        '\tIUSE="leaky"',
+        '}',
+        '_leaky_parse ""',
+      ].join('\n');
+      writeFileSync(file, text);
+      const { doc, problems } = checkEclassDoc(text, file);
+      assert.deepEqual(problems, []);
+      const sourced = await sourcedVariableProblems(file, text, doc);
+      assert.deepEqual(sourced.map((p) => p.name), ['BASH_REMATCH', 'FUNCNAME']);
+      assert.match(sourced[0]!.message, /pkgcheck EclassDocMissingVar/);
+      writeFileSync(file, text.replace('$(( 10#${BASH_REMATCH[1]} ))', '1'));
+      assert.deepEqual((await sourcedVariableProblems(file, text, doc)).map((p) => p.name), ['BASH_REMATCH', 'STRAY']);
     });
   });
 });

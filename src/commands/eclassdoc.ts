@@ -5,7 +5,7 @@ import { BaseCommand } from '../cli/base-command.js';
 import { UserError } from '../cli/errors.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { projectRoot } from '../paths.js';
-import { checkEclassDoc, eclassPath, renderMan, renderMarkdown, type DocProblem } from '../eclass/index.js';
+import { checkEclassDoc, eclassPath, renderMan, renderMarkdown, sourcedVariableProblems, type DocProblem } from '../eclass/index.js';
 
 interface EclassDocOutput {
   file: string;
@@ -70,6 +70,8 @@ export default class EclassDoc extends BaseCommand {
 
     const shown = path.relative(projectRoot, file).startsWith('..') ? file : path.relative(projectRoot, file);
     const { doc, problems } = checkEclassDoc(text, shown);
+    problems.push(...(await sourcedVariableProblems(file, text, doc)));
+    problems.sort((a, b) => a.line - b.line);
     if (problems.length > 0) {
       throw new UserError(
         `${shown}: ${problems.length} documentation problem${problems.length === 1 ? '' : 's'}:\n${problems.map((p) => formatProblem(shown, p)).join('\n')}`,

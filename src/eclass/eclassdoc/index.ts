@@ -2,3 +2,4 @@ export { parseEclassDoc, type DocProblem, type DocText, type EclassDoc, type Fun
 export { scanCode, prefixOf, type CodeFacts, type Definition } from './code.js';
 export { checkEclassDoc, type EclassDocResult } from './check.js';
 export { renderMarkdown, renderMan, type RenderOptions } from './render.js';
+export { sourcedVariableProblems } from './sourced.js';

@@ -70,6 +70,24 @@ const FLAG_TAGS = new Set(['INTERNAL', 'REQUIRED', 'PRE_INHERIT', 'OUTPUT_VARIAB
 const HEADER_TAGS = new Set(['ECLASS', 'MAINTAINER', 'AUTHOR', 'BUGREPORTS', 'VCSURL', 'SUPPORTED_EAPIS', 'PROVIDES', 'BLURB', 'DEPRECATED', 'DESCRIPTION', 'EXAMPLE']);
 const VARIABLE_TAGS = new Set([...FLAG_TAGS, 'DEPRECATED', 'DESCRIPTION']);
 const FUNCTION_TAGS = new Set(['USAGE', 'RETURN', 'MAINTAINER', 'INTERNAL', 'DEPRECATED', 'DESCRIPTION']);
+/**
+ * The order in which eclass-to-manpage.awk (app-doc/eclass-manpages) reads the
+ * tags of each kind of block; flags of a variable (one rank) in any order.
+ */
+const VARIABLE_ORDER = ['(flags)', 'DEPRECATED', 'DESCRIPTION'];
+const TAG_ORDER: Record<string, string[]> = {
+  ECLASS: ['MAINTAINER', 'AUTHOR', 'BUGREPORTS', 'VCSURL', 'SUPPORTED_EAPIS', 'PROVIDES', 'BLURB', 'DEPRECATED', 'DESCRIPTION', 'EXAMPLE'],
+  FUNCTION: ['USAGE', 'RETURN', 'MAINTAINER', 'INTERNAL', 'DEPRECATED', 'DESCRIPTION'],
+  ECLASS_VARIABLE: VARIABLE_ORDER,
+  VARIABLE: VARIABLE_ORDER,
+};
+
+/** A tag's place in its block's order; a variable's flags share one. */
+function tagRank(block: string, tag: string): number {
+  const order = TAG_ORDER[block]!;
+  return order === VARIABLE_ORDER && FLAG_TAGS.has(tag) ? 0 : order.indexOf(tag);
+}
+
 /** Tags whose text continues on the following lines. */
 const MULTILINE = new Set(['MAINTAINER', 'AUTHOR', 'BUGREPORTS', 'DESCRIPTION', 'EXAMPLE']);
 
@@ -198,11 +216,26 @@ export function parseEclassDoc(text: string, file: string, problems: DocProblem[
 
   const checkTags = (block: RawBlock, allowed: Set<string>, what: string) => {
     const seen = new Set<string>();
+    const kind = block.tags[0]!.tag;
+    const order = TAG_ORDER[kind]!;
+    let last = -1;
+    let lastTag = block.tags[0]!.tag;
     for (const t of block.tags.slice(1)) {
       if (!allowed.has(t.tag)) err(t.line, `@${t.tag} is not allowed in ${what}`);
       else if (seen.has(t.tag)) err(t.line, `@${t.tag} is given twice in ${what}`);
       seen.add(t.tag);
       if (FLAG_TAGS.has(t.tag) && (t.value || t.body.some((l) => l.trim()))) err(t.line, `@${t.tag} takes no value`);
+      // eclass-to-manpage.awk reads the tags of a block in one fixed order and
+      // stops at the first one out of it: what follows is lost from the manual.
+      const rank = tagRank(kind, t.tag);
+      if (rank >= 0 && rank < last) {
+        const names = order.map((o) => (o === '(flags)' ? 'its flags' : `@${o}`)).join(', ');
+        err(t.line, `@${t.tag} must come before @${lastTag} in ${what}: eclass-to-manpage reads ${names} in this order and loses what comes out of it`);
+      }
+      if (rank > last) {
+        last = rank;
+        lastTag = t.tag;
+      }
     }
   };
 
@@ -284,6 +317,9 @@ export function parseEclassDoc(text: string, file: string, problems: DocProblem[
       if (v.description.length === 0) err(head.line, `${v.name}: @DESCRIPTION is missing or empty`, v.name);
       if (scope === 'function' && !currentFunction) err(head.line, `@VARIABLE ${v.name} is not inside a function's documentation`);
       if (v.required && v.defaultUnset) err(head.line, `${v.name} cannot be both @REQUIRED and @DEFAULT_UNSET`, v.name);
+      if ([v.internal, v.preInherit, v.userVariable, v.outputVariable].filter(Boolean).length > 1) {
+        err(head.line, `${v.name}: only one of @INTERNAL, @PRE_INHERIT, @USER_VARIABLE and @OUTPUT_VARIABLE (eclass-to-manpage fails on more)`, v.name);
+      }
       if (doc.variables.some((x) => x.name === v.name && x.scope === scope)) err(head.line, `${v.name} is documented twice`, v.name);
       const next = block.next?.text;
       const assign = next ? new RegExp(`^(?:export\\s+|readonly\\s+)?${v.name}\\+?=(.*)$`).exec(next) : null;
