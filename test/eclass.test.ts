@@ -4,6 +4,8 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { projectRoot } from '../src/paths.js';
+import { loadManifest } from '../src/manifest/load.js';
+import { shippedManifest } from './helpers/project.js';
 import {
   checkEclassDoc,
   sourcedVariableProblems,
@@ -12,6 +14,8 @@ import {
   parseTargetTable,
   planGeneratedFiles,
   renderAmdgpuTargetsDesc,
+  renderAmdgpuTargetsDescFor,
+  targetsOfReleases,
   renderMan,
   renderMarkdown,
   scanCode,
@@ -91,7 +95,9 @@ describe('rocm.eclass', function () {
     });
 
     it('the committed eclass table and amdgpu_targets.desc are what `rocm-ebuild eclass` writes', async function () {
-      const files = await planGeneratedFiles(table, projectRoot, new Date().getFullYear());
+      // The desc describes the targets of the releases the shipped manifest generates.
+      const releases = Object.keys((await loadManifest(shippedManifest)).stack.releases);
+      const files = await planGeneratedFiles(table, projectRoot, new Date().getFullYear(), releases);
       assert.deepEqual(
         files.map((f) => [f.path, f.status]),
         [
@@ -156,6 +162,19 @@ describe('rocm.eclass', function () {
       assert.ok(!described.includes('gfx1032') && !described.includes('gfx1250'), 'no policy offers gfx1032 or gfx1250');
       const only = renderAmdgpuTargetsDesc(table, 2026, ['gfx90a', 'gfx1100']);
       assert.deepEqual(only.split('\n').filter((l) => /^gfx/.test(l)).map((l) => l.split(' ')[0]), ['gfx90a', 'gfx1100']);
+    });
+
+    it('an overlay of 6.2 releases describes only the targets its ebuilds offer (pkgcheck UnusedGlobalUseExpand)', function () {
+      const targets = (text: string) => text.split('\n').filter((l) => /^gfx/.test(l)).map((l) => l.split(' ')[0]);
+      const desc = targets(renderAmdgpuTargetsDescFor(table, ['6.2.2'], 2026));
+      assert.deepEqual(desc, targetsOfReleases(table, ['6.2.0', '6.2.4']));
+      // What pkgcheck reported as unused in the 6.2.2 overlay.
+      for (const t of ['gfx950', 'gfx1103', 'gfx1150', 'gfx1151', 'gfx1200', 'gfx1201']) assert.ok(!desc.includes(t), t);
+      assert.equal(desc.length, 16);
+      // Adding a release adds its targets.
+      assert.ok(targets(renderAmdgpuTargetsDescFor(table, ['6.2.2', '7.0.0'], 2026)).includes('gfx1201'));
+      // The project's own copy is the manifest's releases' (all 6.2).
+      assert.deepEqual(targets(readFileSync(path.join(projectRoot, 'profiles/desc/amdgpu_targets.desc'), 'utf8')), desc);
     });
 
     it('rejects a target table with errors, each at file:line:column', function () {

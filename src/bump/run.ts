@@ -15,7 +15,7 @@ import {
   type DistfileResult,
   type ManifestEntry,
 } from '../distfiles/index.js';
-import { eclassPath, loadTargetTable, renderAmdgpuTargetsDesc } from '../eclass/index.js';
+import { eclassPath, loadTargetTable, renderAmdgpuTargetsDescFor } from '../eclass/index.js';
 import { addSummary, applyBugTrailers, commitMessage, dropSummary, parseBugRef, type BugRef } from '../git/messages.js';
 import { gitIdentity, gitSignatures, OverlayRepo, type Identity, type Person } from '../git/repo.js';
 import { CommitBuilder, type CommitSpec } from '../git/transaction.js';
@@ -578,7 +578,7 @@ async function scaffoldCommits(
       const table = await loadTargetTable(model.manifest.targetsFile);
       commits.push({
         message: commitMessage('profiles/desc: add amdgpu_targets.desc', identity),
-        changes: [{ path: 'profiles/desc/amdgpu_targets.desc', content: renderAmdgpuTargetsDesc(table, year) }],
+        changes: [{ path: 'profiles/desc/amdgpu_targets.desc', content: renderAmdgpuTargetsDescFor(table, [plan.version], year) }],
       });
     }
     if (step.what === 'eclass') {

@@ -6,6 +6,7 @@ import { BaseCommand } from '../cli/base-command.js';
 import { UserError } from '../cli/errors.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { projectRoot } from '../paths.js';
+import { loadManifestOrFail, manifestFlag } from '../cli/stack.js';
 import {
   changedLines,
   EclassTableError,
@@ -51,6 +52,7 @@ export default class Eclass extends BaseCommand {
       description: 'directory holding eclass/ and profiles/desc/, e.g. an overlay (default: the rocm-ebuild project)',
       helpValue: 'DIR',
     }),
+    manifest: manifestFlag,
     targets: Flags.string({
       char: 't',
       description: 'target table to read (default: manifest/targets.yaml of rocm-ebuild)',
@@ -65,7 +67,8 @@ export default class Eclass extends BaseCommand {
 
     let files: GeneratedFile[];
     try {
-      files = await planGeneratedFiles(table, outputDir, new Date().getFullYear());
+      // amdgpu_targets.desc lists the targets of the releases the manifest generates.
+      files = await planGeneratedFiles(table, outputDir, new Date().getFullYear(), Object.keys((await loadManifestOrFail(flags.manifest)).stack.releases));
     } catch (err) {
       if (err instanceof EclassTableError) {
         throw new UserError(`${path.join(outputDir, 'eclass/rocm.eclass')}: ${err.message}`, ExitCode.invalidInput);

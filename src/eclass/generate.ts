@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { eclassDir } from '../paths.js';
-import { renderAmdgpuTargetsDesc, copyrightYear, withCopyrightYear } from './render-desc.js';
+import { renderAmdgpuTargetsDesc, copyrightYear, targetsOfReleases, withCopyrightYear } from './render-desc.js';
 import { spliceEclassTable } from './render-table.js';
 import type { TargetTable } from './table.js';
 
@@ -29,7 +29,8 @@ async function readIfExists(file: string): Promise<string | undefined> {
 /**
  * What `rocm-ebuild eclass` writes under `outputDir`: rocm.eclass with its
  * table section regenerated (from the copy under `outputDir`, else from the
- * project's own eclass), and amdgpu_targets.desc. A file's copyright year moves
+ * project's own eclass), and amdgpu_targets.desc (the targets of `releases`
+ * when given, else of every policy). A file's copyright year moves
  * to `year` only when its content changes, so a new year alone is no drift.
  * Reads, never writes.
  */
@@ -38,7 +39,7 @@ function generated(rel: string, absolute: string, existing: string | undefined, 
   return { path: rel, absolute, status, content };
 }
 
-export async function planGeneratedFiles(table: TargetTable, outputDir: string, year: number): Promise<GeneratedFile[]> {
+export async function planGeneratedFiles(table: TargetTable, outputDir: string, year: number, releases?: string[]): Promise<GeneratedFile[]> {
   const files: GeneratedFile[] = [];
 
   const eclassFile = path.join(outputDir, ECLASS_PATH);
@@ -51,8 +52,10 @@ export async function planGeneratedFiles(table: TargetTable, outputDir: string, 
   const descFile = path.join(outputDir, DESC_PATH);
   const existingDesc = await readIfExists(descFile);
   const keptYear = existingDesc === undefined ? undefined : copyrightYear(existingDesc);
-  let desc = renderAmdgpuTargetsDesc(table, keptYear ?? year);
-  if (desc !== existingDesc) desc = renderAmdgpuTargetsDesc(table, year);
+  // With the releases an overlay (or the manifest) holds, only their targets.
+  const only = releases ? targetsOfReleases(table, releases) : undefined;
+  let desc = renderAmdgpuTargetsDesc(table, keptYear ?? year, only);
+  if (desc !== existingDesc) desc = renderAmdgpuTargetsDesc(table, year, only);
   files.push(generated(DESC_PATH, descFile, existingDesc, desc));
   return files;
 }

@@ -1,5 +1,6 @@
 import nunjucks from 'nunjucks';
 import { templatesDir } from '../paths.js';
+import { policyFor } from './policy.js';
 import type { TargetTable } from './table.js';
 
 let env: nunjucks.Environment | undefined;
@@ -27,6 +28,26 @@ export function renderAmdgpuTargetsDesc(table: TargetTable, year: number, only?:
     year,
     targets: table.targets.filter((t) => wanted.has(t.name)),
   });
+}
+
+/**
+ * The targets ebuilds of these ROCm releases can offer: every target of each
+ * release's policy (full-target libraries exist in every release, subset
+ * libraries offer fewer), in table order. A desc listing more would make
+ * pkgcheck report UnusedGlobalUseExpand.
+ */
+export function targetsOfReleases(table: TargetTable, releases: Iterable<string>): string[] {
+  const wanted = new Set<string>();
+  for (const v of releases) {
+    const { policy } = policyFor(table, v);
+    for (const t of [...policy.defaultOn, ...policy.optional]) wanted.add(t);
+  }
+  return table.targets.map((t) => t.name).filter((t) => wanted.has(t));
+}
+
+/** amdgpu_targets.desc for an overlay holding ebuilds of these releases. */
+export function renderAmdgpuTargetsDescFor(table: TargetTable, releases: Iterable<string>, year: number): string {
+  return renderAmdgpuTargetsDesc(table, year, targetsOfReleases(table, releases));
 }
 
 const COPYRIGHT_RE = /^# Copyright (?:(\d{4})-)?(\d{4}) Gentoo Authors/;
