@@ -97,6 +97,26 @@ describe('every generated ebuild of the shipped stack', function () {
     }
   });
 
+  it('test and benchmark programs a package installs find their libraries at run time (RDEPEND under the same flag)', () => {
+    // ROCm's client frameworks (clients/ and the rocPRIM family's test and
+    // benchmark directories) install their programs with rocm_install; a
+    // library they link must then outlive emerge --depclean.
+    const CLIENTS = /^BUILD_(CLIENTS_(TESTS|BENCHMARKS|BENCH)|TEST|BENCHMARKS?)$/;
+    const model = all.find((m) => m.release.version === '6.2.2')!;
+    const problems: string[] = [];
+    for (const c of model.components) {
+      const flags = Object.entries(c.spec.cmake?.defines ?? {})
+        .filter(([name, v]) => CLIENTS.test(name) && typeof v === 'object')
+        .map(([, v]) => (v as { use: string }).use);
+      for (const d of c.spec.deps ?? []) {
+        if (d.when && flags.includes(d.when) && d.classes.includes('DEPEND') && !d.classes.includes('RDEPEND')) {
+          problems.push(`${c.atom}: ${d.when}? ( ${d.atom} ) is built against but not in RDEPEND`);
+        }
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
   it('the libraries with device code use rocm.eclass with targets, and their GPU dependencies share them', () => {
     const model = all.find((m) => m.release.version === '6.2.2')!;
     const withTargets = model.components.filter((c) => ['full', 'subset'].includes(c.spec.targets.mode));
