@@ -20,6 +20,10 @@ export interface EbuildContext {
   keywords: string;
   iuse: string;
   requiredUse: string[];
+  /** Comment lines above REQUIRED_USE: QA findings a reviewer accepted for it. */
+  requiredUseComment: string[];
+  /** Comment lines above DESCRIPTION: other accepted QA findings. */
+  acceptedComment: string[];
   restrict: string;
   rdepend: string[];
   depend: string[];
@@ -252,6 +256,15 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
   }
   requiredUse.push(...(spec.required_use ?? []).flatMap((r) => wrapUseExpression(r, 1)));
 
+  // Accepted QA findings are said where a reviewer meets them, as ::gentoo's
+  // "# pkgcheck warning: RequiredUseDefaults" above REQUIRED_USE.
+  const requiredUseComment: string[] = [];
+  const acceptedComment: string[] = [];
+  for (const a of spec.qa?.accept ?? []) {
+    const lines = wrapWords(`pkgcheck ${a.keyword} is expected: ${a.reason}`.split(/\s+/), 76);
+    (a.keyword === 'RequiredUseDefaults' ? requiredUseComment : acceptedComment).push(...lines);
+  }
+
   const restrictTokens: string[] = [...(spec.restrict ?? [])];
   if (tests?.restrict) restrictTokens.push('test');
   else if (tests && !distutilsTests) restrictTokens.push('!test? ( test )');
@@ -388,6 +401,8 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
     keywords: spec.keywords,
     iuse: iuse.join(' '),
     requiredUse,
+    requiredUseComment,
+    acceptedComment,
     restrict: restrictTokens.join(' '),
     rdepend: rd,
     depend: dependRest,

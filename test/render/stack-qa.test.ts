@@ -117,6 +117,23 @@ describe('every generated ebuild of the shipped stack', function () {
     assert.deepEqual(problems, []);
   });
 
+  it('an accepted QA finding is explained where a reviewer meets it (CPU flags above REQUIRED_USE)', () => {
+    const model = all.find((m) => m.release.version === '6.2.2')!;
+    const accepting = model.components.filter((c) => (c.spec.qa?.accept ?? []).length > 0);
+    assert.ok(accepting.some((c) => c.atom === 'sci-libs/rpp'));
+    for (const c of accepting) {
+      const text = renderEbuild(c, model, { year: 2026 });
+      for (const a of c.spec.qa!.accept) {
+        if (a.keyword === 'RequiredUseDefaults') {
+          assert.match(text, /\n# pkgcheck RequiredUseDefaults is expected: [^\n]*\n(# [^\n]*\n)*REQUIRED_USE=/, c.atom);
+          assert.match(text, /CPU_FLAGS_X86/, `${c.atom}: say that users set CPU_FLAGS_X86`);
+        } else {
+          assert.match(text, new RegExp(`\\n# pkgcheck ${a.keyword} is expected: `), c.atom);
+        }
+      }
+    }
+  });
+
   it('the libraries with device code use rocm.eclass with targets, and their GPU dependencies share them', () => {
     const model = all.find((m) => m.release.version === '6.2.2')!;
     const withTargets = model.components.filter((c) => ['full', 'subset'].includes(c.spec.targets.mode));
