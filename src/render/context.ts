@@ -316,6 +316,7 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
 
   // src_prepare fix-ups.
   const prepare: string[][] = [];
+  const prepareWhen: (string | undefined)[] = [];
   for (const op of spec.prepare ?? []) {
     let lines: string[] = [];
     if (op.reason) lines.push(`\t# ${op.reason}`);
@@ -327,10 +328,17 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
       lines.push(...wrapCommand('rm -r', op.remove.map(bashWord)));
     }
     if (op.when) {
-      const [comment, body] = op.reason ? [lines.slice(0, 1), lines.slice(1)] : [[], lines];
-      lines = [...comment, `\tif ${useTest(op.when)}; then`, ...body.map((l) => `\t${l}`), '\tfi'];
+      // Consecutive fix-ups under one flag share one if block.
+      const previous = prepare[prepare.length - 1];
+      const same = previous && prepareWhen[prepareWhen.length - 1] === op.when;
+      const inner = lines.map((l) => `\t${l}`);
+      if (same) previous.splice(previous.length - 1, 0, ...inner);
+      else prepare.push([`\tif ${useTest(op.when)}; then`, ...inner, '\tfi']);
+      if (!same) prepareWhen.push(op.when);
+      continue;
     }
     prepare.push(lines);
+    prepareWhen.push(undefined);
   }
 
   // src_configure.
