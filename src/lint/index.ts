@@ -1,7 +1,7 @@
 import { extractFacts } from './facts.js';
 import { headerCheck, lineLengthCheck, syntaxCheck, whitespaceCheck } from './checks/layout.js';
 import { descriptionCheck, eclassVarCheck, variableOrderCheck } from './checks/variables.js';
-import { inheritCheck } from './checks/inherits.js';
+import { inheritCheck, toolDepCheck } from './checks/inherits.js';
 import { pythonCompatCheck, useFlagCheck } from './checks/use-flags.js';
 import { dieCheck, quotingCheck } from './checks/commands.js';
 import { metadataCheck } from './checks/metadata.js';
@@ -20,6 +20,7 @@ export const CHECKS: Check[] = [
   eclassVarCheck,
   descriptionCheck,
   inheritCheck,
+  toolDepCheck,
   useFlagCheck,
   pythonCompatCheck,
   dieCheck,

@@ -136,6 +136,7 @@ const CASES: [string, () => string, Partial<EbuildInput>?][] = [
   ['ParseError', () => swap('\tcmake_src_test\n}', '\tif true; then\n\tcmake_src_test\n}')],
   ['ExcessiveLineLength', () => swap('\tcmake_src_test\n', `\tcmake_src_test\n\teinfo ${'words '.repeat(20)}end\n`)],
   ['PythonCompatUpdate', () => withPython('python3_{11..13}'), { python: PYTHON }],
+  ['MissingToolDep', () => swap('\trocm_use_hipcc\n', '\trocm_use_clang\n')],
   ['NonsolvableDeps', () => swap('RDEPEND="dev-util/hip:${SLOT}"', 'RDEPEND="dev-util/hip:${SLOT}\n\tsci-libs/ck:${SLOT}[${ROCM_USEDEP}]\n"'), { stack: STACK }],
   ['NonexistentBlocker', () => swap('RDEPEND="dev-util/hip:${SLOT}"', 'RDEPEND="dev-util/hip:${SLOT}\n\t!<dev-util/hip-6\n"'), { stack: STACK }],
 ];
@@ -191,6 +192,18 @@ describe('rules real pkgcheck and Portage taught us', () => {
     assert.deepEqual(await keywords(line(`einfo ${'w'.repeat(115)} and a few more words to pass 120`)), []);
     assert.deepEqual(await keywords(line(`einfo "${'quoted text '.repeat(10)}" plus more`)), []);
     assert.deepEqual(await keywords(line(`einfo "${'quoted "text" '.repeat(9)}" plus more`)), ['ExcessiveLineLength']);
+  });
+
+  it('MissingToolDep: rocm_use_clang needs clang in BDEPEND, directly or through llvm_gen_dep', async () => {
+    const clang = swap('\trocm_use_hipcc\n', '\trocm_use_clang\n');
+    assert.deepEqual(await keywords(clang.replace('\nsrc_prepare', '\nBDEPEND="llvm-core/clang:18"\n\nsrc_prepare')), []);
+    const viaEclass = clang
+      .replace('ROCM_VERSION=${PV}\n', 'LLVM_COMPAT=( 18 )\nROCM_VERSION=${PV}\n')
+      .replace('inherit cmake rocm', 'inherit cmake llvm-r2 rocm')
+      .replace('\nsrc_prepare', `\nBDEPEND="$(llvm_gen_dep 'llvm-core/clang:\${LLVM_SLOT}')"\n\nsrc_prepare`);
+    assert.deepEqual(await keywords(viaEclass), []);
+    // Through another package (hip) it only works by accident.
+    assert.deepEqual(await keywords(clang.replace('\nsrc_prepare', '\nBDEPEND="dev-util/hip"\n\nsrc_prepare')), ['MissingToolDep']);
   });
 
   it('brace expansion of PYTHON_COMPAT follows bash', () => {

@@ -117,6 +117,20 @@ describe('every generated ebuild of the shipped stack', function () {
     assert.deepEqual(problems, []);
   });
 
+  it('bundles no library that ::gentoo packages (googletest is dev-cpp/gtest)', () => {
+    // Upstream repositories of libraries ::gentoo has, and the package to use instead.
+    const SYSTEM: Record<string, string> = { 'google/googletest': 'dev-cpp/gtest' };
+    const problems: string[] = [];
+    for (const model of all) {
+      for (const c of model.components) {
+        for (const src of c.spec.sources) {
+          if (src.github && SYSTEM[src.github]) problems.push(`${model.release.version} ${c.atom}: bundles ${src.github}, use ${SYSTEM[src.github]}`);
+        }
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
   it('an accepted QA finding is explained where a reviewer meets it (CPU flags above REQUIRED_USE)', () => {
     const model = all.find((m) => m.release.version === '6.2.2')!;
     const accepting = model.components.filter((c) => (c.spec.qa?.accept ?? []).length > 0);
@@ -153,7 +167,7 @@ describe('every generated ebuild of the shipped stack', function () {
     // INSTANCES_ONLY=ON would build every default target whatever GPU_TARGETS says.
     const text = renderEbuild(ck, model, { year: 2026 });
     assert.doesNotMatch(text, /-DINSTANCES_ONLY=ON/);
-    assert.match(text, /\n\telse\n\t\tmycmakeargs\+=\(\n\t\t\t-DINSTANCES_ONLY=OFF\n\t\t\)\n\tfi\n/);
+    assert.match(text, /\n\tif ! use test; then\n\t\tmycmakeargs\+=\(\n\t\t\t-DINSTANCES_ONLY=OFF\n\t\t\)\n\tfi\n/);
     assert.match(text, /-DGPU_TARGETS="\$\(get_amdgpu_flags/);
     assert.match(text, /-DCMAKE_HIP_ARCHITECTURES="\$\(get_amdgpu_flags ";"\)"/);
     assert.match(text, /\trocm_use_clang\n/);

@@ -64,3 +64,31 @@ export const inheritCheck: Check = {
     return out;
   },
 };
+
+/**
+ * Helpers that run a build tool the ebuild itself must BDEPEND on: the
+ * tool arriving through another package's RDEPEND (clang through hip and
+ * hipcc) is an accident that a dependency change or a cross build breaks.
+ */
+const TOOLS: Record<string, { atom: string; how: string }> = {
+  rocm_use_clang: { atom: 'llvm-core/clang', how: "llvm: deps: [{ atom: llvm-core/clang, classes: [BDEPEND] }] (llvm_gen_dep 'llvm-core/clang:${LLVM_SLOT}')" },
+};
+
+export const toolDepCheck: Check = {
+  name: 'ToolDependencyCheck',
+  keywords: [{ name: 'MissingToolDep', level: 'warning', description: 'a helper runs a build tool that BDEPEND does not name' }],
+  run(f) {
+    const bdepend = f.globalMap.get('BDEPEND')?.value ?? '';
+    const out = [];
+    const seen = new Set<string>();
+    for (const c of f.commands) {
+      const tool = TOOLS[c.name];
+      if (!tool || seen.has(c.name)) continue;
+      seen.add(c.name);
+      // Directly or inside an eclass generator such as llvm_gen_dep.
+      if (new RegExp(`(^|[\\s'(!<>=~])${tool.atom.replace('/', '\\/')}([:\\[\\s'-]|$)`).test(bdepend)) continue;
+      out.push({ keyword: 'MissingToolDep', message: `${c.name} runs ${tool.atom}, which BDEPEND lacks; in the manifest: ${tool.how}`, line: c.line });
+    }
+    return out;
+  },
+};
