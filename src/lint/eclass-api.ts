@@ -119,7 +119,7 @@ export const ECLASSES: Record<string, EclassApi> = {
     provides: [],
     inherits: ['toolchain-funcs'],
   },
-  'ffmpeg-compat': { functions: ['ffmpeg_compat_setup', 'ffmpeg_compat_add_flags'], variables: [], phases: [], provides: [], inherits: [] },
+  'ffmpeg-compat': { functions: ['ffmpeg_compat_setup', 'ffmpeg_compat_add_flags', 'ffmpeg_compat_get_prefix'], variables: [], phases: [], provides: [], inherits: ['flag-o-matic', 'toolchain-funcs'] },
   systemd: { functions: ['systemd_dounit', 'systemd_newunit', 'systemd_get_systemunitdir', 'systemd_get_userunitdir', 'systemd_douserunit', 'systemd_dotmpfilesd', 'systemd_install_serviced'], variables: [], phases: [], provides: [], inherits: ['toolchain-funcs'] },
   docs: { functions: ['docs_compile'], variables: ['DOCS_BUILDER', 'DOCS_DIR', 'DOCS_DEPEND'], phases: ['src_compile'], provides: [], inherits: ['python-any-r1'] },
   'toolchain-funcs': { functions: ['tc-getCC', 'tc-getCXX', 'tc-getFC', 'tc-is-clang', 'tc-is-gcc', 'tc-export'], variables: [], phases: [], provides: [], inherits: [] },

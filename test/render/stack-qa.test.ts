@@ -131,6 +131,18 @@ describe('every generated ebuild of the shipped stack', function () {
     assert.deepEqual(problems, []);
   });
 
+  it('packages built against ffmpeg-compat use ffmpeg-compat.eclass instead of hand-rolled paths', () => {
+    const model = all.find((m) => m.release.version === '6.2.2')!;
+    const users = model.components.filter((c) => (c.spec.deps ?? []).some((d) => d.atom === 'media-video/ffmpeg-compat'));
+    assert.ok(users.length >= 3);
+    for (const c of users) {
+      const text = renderEbuild(c, model, { year: 2026 });
+      assert.match(text, /^inherit .*\bffmpeg-compat\b/m, c.atom);
+      assert.match(text, /\tffmpeg_compat_setup \d+\n/, c.atom);
+      assert.doesNotMatch(text, /PKG_CONFIG_PATH=|ffmpeg\d+\/\$\(get_libdir\)/, c.atom);
+    }
+  });
+
   it('an accepted QA finding is explained where a reviewer meets it (CPU flags above REQUIRED_USE)', () => {
     const model = all.find((m) => m.release.version === '6.2.2')!;
     const accepting = model.components.filter((c) => (c.spec.qa?.accept ?? []).length > 0);
