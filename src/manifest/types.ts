@@ -84,7 +84,8 @@ export interface DepSpec {
 
 export interface TestsSpec {
   gpu?: boolean;
-  restrict?: boolean;
+  /** true, or why the tests cannot run under Portage (rendered as a comment). */
+  restrict?: boolean | string;
   run?: 'ctest' | 'command' | 'pytest' | 'default';
   jobs?: number;
   command?: { dir?: BashScalar; argv: BashScalar[]; env?: Record<string, BashScalar> };

@@ -25,6 +25,8 @@ export interface EbuildContext {
   /** Comment lines above DESCRIPTION: other accepted QA findings. */
   acceptedComment: string[];
   restrict: string;
+  /** Comment lines above RESTRICT: why the tests cannot run. */
+  restrictComment: string[];
   rdepend: string[];
   depend: string[];
   /** DEPEND="${RDEPEND}" plus these extra lines, when RDEPEND is a prefix of DEPEND. */
@@ -265,6 +267,8 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
     (a.keyword === 'RequiredUseDefaults' ? requiredUseComment : acceptedComment).push(...lines);
   }
 
+  const restrictComment =
+    typeof tests?.restrict === 'string' ? wrapWords(`Tests are not run: ${tests.restrict}`.split(/\s+/), 76) : [];
   const restrictTokens: string[] = [...(spec.restrict ?? [])];
   if (tests?.restrict) restrictTokens.push('test');
   else if (tests && !distutilsTests) restrictTokens.push('!test? ( test )');
@@ -412,6 +416,7 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
     requiredUseComment,
     acceptedComment,
     restrict: restrictTokens.join(' '),
+    restrictComment,
     rdepend: rd,
     depend: dependRest,
     dependExtendsRdepend: extends_,

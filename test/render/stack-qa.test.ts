@@ -143,6 +143,18 @@ describe('every generated ebuild of the shipped stack', function () {
     }
   });
 
+  it('every RESTRICT="test" says why in a comment right above it', () => {
+    const problems: string[] = [];
+    for (const model of all) {
+      for (const c of model.components) {
+        const lines = renderEbuild(c, model, { year: 2026 }).split('\n');
+        const i = lines.findIndex((l) => l.startsWith('RESTRICT=') && /\btest\b/.test(l.replace('!test? ( test )', '')));
+        if (i >= 0 && !lines[i - 1]!.startsWith('# ')) problems.push(`${model.release.version} ${c.atom}`);
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
   it('an accepted QA finding is explained where a reviewer meets it (CPU flags above REQUIRED_USE)', () => {
     const model = all.find((m) => m.release.version === '6.2.2')!;
     const accepting = model.components.filter((c) => (c.spec.qa?.accept ?? []).length > 0);
