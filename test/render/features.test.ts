@@ -31,7 +31,7 @@ targets:
 llvm:
   deps:
     - atom: llvm-core/clang
-      classes: [DEPEND]
+      classes: [DEPEND, BDEPEND]
 python:
   eclass: python-single-r1
   deps:
@@ -131,7 +131,7 @@ describe('rendering features (fixture stack)', () => {
     assert.match(text, /\tsci-libs\/gpulib:\$\{SLOT\}\[\$\{ROCM_USEDEP\}\]\n/);
     assert.match(text, /\tdev-libs\/rocm-base:\$\{SLOT\}\n/);
     assert.match(text, /\ttest\? \( dev-cpp\/gtest \)\n/);
-    assert.match(text, /\nBDEPEND="\$\(python_gen_cond_dep 'dev-python\/pyyaml\[\$\{PYTHON_USEDEP\}\]'\)"\n/);
+    assert.match(text, /\nBDEPEND="\n\t\$\(python_gen_cond_dep 'dev-python\/pyyaml\[\$\{PYTHON_USEDEP\}\]'\)\n\t\$\(llvm_gen_dep 'llvm-core\/clang:\$\{LLVM_SLOT\}='\)\n/);
     assert.match(text, /\$\(llvm_gen_dep 'llvm-core\/clang:\$\{LLVM_SLOT\}='\)/);
     assert.match(text, /\nSRC_URI="\n\thttps:\/\/github\.com\/ROCm\/toolkit\/archive\/rocm-\$\{PV\}\.tar\.gz -> \$\{P\}\.tar\.gz\n\ttest\? \(\n\t\thttps:\/\/github\.com\/ROCm\/toolkit-tests\/archive\/rocm-\$\{PV\}\.tar\.gz -> toolkit-tests-\$\{PV\}\.tar\.gz\n\t\)\n"\n/);
     assert.match(text, /\nREQUIRED_USE="\$\{ROCM_REQUIRED_USE\} \$\{PYTHON_REQUIRED_USE\}"\n/);
