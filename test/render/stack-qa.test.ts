@@ -9,6 +9,7 @@ import { knownReleases, releaseModel, resolveStack, type StackModel } from '../.
 import { loadPolicies } from '../../src/model/targets.js';
 import { lintComponent } from '../../src/lint/component.js';
 import { failing, formatText } from '../../src/lint/index.js';
+import { evaluateRequiredUse } from '../../src/lint/checks/use-flags.js';
 import { renderEbuild, renderMetadata } from '../../src/render/index.js';
 import { removeDir, root, shippedManifest, tempDir } from '../helpers/project.js';
 
@@ -141,6 +142,24 @@ describe('every generated ebuild of the shipped stack', function () {
       assert.match(text, /\tffmpeg_compat_setup \d+\n/, c.atom);
       assert.doesNotMatch(text, /PKG_CONFIG_PATH=|ffmpeg\d+\/\$\(get_libdir\)/, c.atom);
     }
+  });
+
+  it('a system with both AMD and NVIDIA cards in VIDEO_CARDS can merge everything (hip builds for AMD)', () => {
+    const model = all.find((m) => m.release.version === '6.2.2')!;
+    const both = new Set(['video_cards_amdgpu', 'video_cards_nvidia']);
+    const users = model.components.filter((c) => [...both].every((f) => f in (c.spec.use ?? {})));
+    assert.ok(users.some((c) => c.atom === 'dev-util/hip'));
+    for (const c of users) {
+      for (const r of c.spec.required_use ?? []) assert.equal(evaluateRequiredUse(r, both), undefined, `${c.atom}: ${r}`);
+      // One platform: NVIDIA's dependencies only without amdgpu.
+      for (const d of c.spec.deps ?? []) assert.notEqual(d.when, 'video_cards_nvidia', `${c.atom}: ${d.atom} would be pulled in for an AMD build`);
+    }
+  });
+
+  it('tools run while building are BDEPEND (hip-tests run rocm_agent_enumerator at configure time)', () => {
+    const model = all.find((m) => m.release.version === '6.2.2')!;
+    const rocminfo = model.byAtom.get('dev-util/hip')!.spec.deps!.find((d) => d.atom === 'dev-util/rocminfo')!;
+    assert.deepEqual(rocminfo.classes, ['BDEPEND']);
   });
 
   it('every RESTRICT="test" says why in a comment right above it', () => {
