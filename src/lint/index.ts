@@ -3,7 +3,7 @@ import { headerCheck, lineLengthCheck, syntaxCheck, whitespaceCheck } from './ch
 import { descriptionCheck, eclassVarCheck, variableOrderCheck } from './checks/variables.js';
 import { inheritCheck, toolDepCheck } from './checks/inherits.js';
 import { pythonCompatCheck, useFlagCheck } from './checks/use-flags.js';
-import { dieCheck, quotingCheck } from './checks/commands.js';
+import { dieCheck, gpuAccessCheck, quotingCheck } from './checks/commands.js';
 import { metadataCheck } from './checks/metadata.js';
 import { dependencyCheck } from './checks/dependencies.js';
 import type { Check, EbuildInput, Keyword, LintResult } from './types.js';
@@ -25,6 +25,7 @@ export const CHECKS: Check[] = [
   pythonCompatCheck,
   dieCheck,
   quotingCheck,
+  gpuAccessCheck,
   metadataCheck,
   dependencyCheck,
 ];

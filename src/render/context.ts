@@ -2,7 +2,7 @@ import type { DefineValue, PhaseCode, PhaseName } from '../manifest/types.js';
 import { PHASES } from '../manifest/types.js';
 import type { ResolvedComponent, StackModel } from '../model/resolve.js';
 import { ALLOWED_HELPERS, bashLiteral, bashWord, expandingText, helpersUsed, inDoubleQuotes, singleQuoted } from '../model/bash-value.js';
-import { collectDeps, depLines, versioned, type DepEntry } from './deps.js';
+import { collectDeps, depLines, gfxOrder, versioned, type DepEntry } from './deps.js';
 
 /** Everything the ebuild templates need, computed once and already quoted. */
 export interface EbuildContext {
@@ -368,7 +368,7 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
     });
   }
   for (const td of spec.cmake?.target_defines ?? []) {
-    const hits = matchTargets(c.targets, td.if_any_target);
+    const hits = matchTargets(c.targets, td.if_any_target).sort((a, b) => gfxOrder(a) - gfxOrder(b));
     if (hits.length === 0) continue;
     cmakeConditional.push({
       condition: useChain(hits.map((t) => `amdgpu_targets_${t}`)),

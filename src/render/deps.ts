@@ -25,7 +25,7 @@ export function gpuUseDep(consumer: ResolvedComponent | undefined, dep: Resolved
 }
 
 /** gfx<major><minor><stepping> (minor and stepping one hex digit each) in the eclass table's order. */
-function gfxOrder(target: string): number {
+export function gfxOrder(target: string): number {
   const m = /^gfx(\d+)([0-9a-f])([0-9a-f])$/.exec(target);
   return m ? Number(m[1]) * 256 + parseInt(m[2]!, 16) * 16 + parseInt(m[3]!, 16) : Number.MAX_SAFE_INTEGER;
 }

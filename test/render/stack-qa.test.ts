@@ -210,11 +210,11 @@ describe('every generated ebuild of the shipped stack', function () {
     // INSTANCES_ONLY=ON would build every default target whatever GPU_TARGETS says.
     const text = renderEbuild(ck, model, { year: 2026 });
     assert.doesNotMatch(text, /-DINSTANCES_ONLY=ON/);
-    assert.match(text, /\n\tif ! use test; then\n\t\tmycmakeargs\+=\(\n\t\t\t-DINSTANCES_ONLY=OFF\n\t\t\)\n\tfi\n/);
+    assert.match(text, /\n\tif ! use test; then\n\t\tmycmakeargs\+=\( -DINSTANCES_ONLY=OFF \)\n\tfi\n/);
     assert.match(text, /-DGPU_TARGETS="\$\(get_amdgpu_flags/);
     assert.match(text, /-DCMAKE_HIP_ARCHITECTURES="\$\(get_amdgpu_flags ";"\)"/);
     assert.match(text, /\trocm_use_clang\n/);
-    if (ck.targets.includes('gfx1030')) assert.match(text, /\tif use amdgpu_targets_gfx1030; then\n\t\tmycmakeargs\+=\(\n\t\t\t-DDL_KERNELS=ON\n/);
+    if (ck.targets.includes('gfx1030')) assert.match(text, /\tif use amdgpu_targets_gfx1030; then\n\t\tmycmakeargs\+=\( -DDL_KERNELS=ON \)\n\tfi\n/);
     const dl = ck.spec.cmake?.target_defines?.find((t) => t.name === 'DL_KERNELS');
     assert.ok(dl, 'no DL_KERNELS rule');
     assert.equal(dl.value, 'ON');

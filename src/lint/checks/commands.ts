@@ -92,3 +92,22 @@ export const quotingCheck: Check = {
     return out;
   },
 };
+
+/**
+ * check_amdgpu demands a usable GPU; anywhere but src_test (and the
+ * functions src_test calls) it makes building or configuring need one.
+ * A configure step that probes the GPU gets rocm_add_sandbox instead.
+ */
+export const gpuAccessCheck: Check = {
+  name: 'GpuAccessCheck',
+  keywords: [{ name: 'GpuNeededOutsideTest', level: 'warning', description: 'check_amdgpu is called outside src_test' }],
+  run(f) {
+    return f.commands
+      .filter((c) => c.name === 'check_amdgpu' && c.fn !== undefined && PHASES.has(c.fn) && c.fn !== 'src_test')
+      .map((c) => ({
+        keyword: 'GpuNeededOutsideTest',
+        message: `line ${c.line}: check_amdgpu in ${c.fn} needs a GPU to build; let probes fail quietly with rocm_add_sandbox, and check for the GPU in src_test`,
+        line: c.line,
+      }));
+  },
+};
