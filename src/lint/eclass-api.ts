@@ -160,11 +160,3 @@ export function eclassesOfFunction(fn: string): string[] {
   if (PY_UTILS.includes(fn)) out.push('python-utils-r1');
   return out;
 }
-
-
-export const DEPRECATED_ECLASSES: Record<string, string> = {
-  'llvm-r1': 'llvm-r2',
-  llvm: 'llvm-r2',
-  'cmake-utils': 'cmake',
-  'python-utils-r1': 'one of python-r1, python-single-r1, python-any-r1',
-};

@@ -137,6 +137,7 @@ const CASES: [string, () => string, Partial<EbuildInput>?][] = [
   ['ExcessiveLineLength', () => swap('\tcmake_src_test\n', `\tcmake_src_test\n\teinfo ${'words '.repeat(20)}end\n`)],
   ['PythonCompatUpdate', () => withPython('python3_{11..13}'), { python: PYTHON }],
   ['MissingToolDep', () => swap('\trocm_use_hipcc\n', '\trocm_use_clang\n')],
+  ['InheritsError', () => swap('inherit cmake rocm', 'inherit cmake foobar-r9 rocm')],
   ['GpuNeededOutsideTest', () => swap('\trocm_use_hipcc\n', '\tuse test && check_amdgpu\n\trocm_use_hipcc\n')],
   ['NonsolvableDeps', () => swap('RDEPEND="dev-util/hip:${SLOT}"', 'RDEPEND="dev-util/hip:${SLOT}\n\tsci-libs/ck:${SLOT}[${ROCM_USEDEP}]\n"'), { stack: STACK }],
   ['NonexistentBlocker', () => swap('RDEPEND="dev-util/hip:${SLOT}"', 'RDEPEND="dev-util/hip:${SLOT}\n\t!<dev-util/hip-6\n"'), { stack: STACK }],
@@ -205,6 +206,21 @@ describe('rules real pkgcheck and Portage taught us', () => {
     assert.deepEqual(await keywords(viaEclass), []);
     // Through another package (hip) it only works by accident.
     assert.deepEqual(await keywords(clang.replace('\nsrc_prepare', '\nBDEPEND="dev-util/hip"\n\nsrc_prepare')), ['MissingToolDep']);
+  });
+
+  it('inherit foobar-r9 eutils: an unknown eclass is an InheritsError, a removed one DeprecatedEclass', async () => {
+    const results = await lintEbuild(input(swap('inherit cmake rocm', 'inherit cmake foobar-r9 eutils rocm')));
+    assert.deepEqual(
+      results.map((r) => `${r.keyword} (${r.level}): ${r.message}`),
+      [
+        'DeprecatedEclass (warning): eutils was removed from ::gentoo, use EAPI 7/8 built-ins and the small eclasses it was split into (edos2unix, estack, optfeature, wrapper, …)',
+        'InheritsError (error): inherit foobar-r9: no such eclass in ::gentoo or the overlay, so the ebuild cannot be sourced',
+      ],
+    );
+    // An overlay's own eclass exists; deprecated ::gentoo ones say what replaces them.
+    assert.deepEqual(await keywords(swap('inherit cmake rocm', 'inherit cmake foobar-r9 rocm'), { eclasses: ['foobar-r9'] }), []);
+    const golang = await lintEbuild(input(swap('inherit cmake rocm', 'inherit cmake golang-base rocm')));
+    assert.ok(golang.some((r) => r.keyword === 'DeprecatedEclass' && /use go-module/.test(r.message)));
   });
 
   it('brace expansion of PYTHON_COMPAT follows bash', () => {

@@ -1,5 +1,6 @@
 import { walk } from '../bash-parser.js';
-import { DEPRECATED_ECLASSES, ECLASSES, eclassesOfFunction, reachable } from '../eclass-api.js';
+import { ECLASSES, eclassesOfFunction, reachable } from '../eclass-api.js';
+import { DEPRECATED_ECLASSES, REMOVED_ECLASSES, eclassExists } from '../gentoo-eclasses.js';
 import type { Check, EbuildFacts } from '../types.js';
 
 /** Names of variables an ebuild reads or writes. */
@@ -17,7 +18,8 @@ export const inheritCheck: Check = {
     { name: 'MissingInherits', level: 'warning', description: 'a function is used whose eclass is not inherited' },
     { name: 'IndirectInherits', level: 'warning', description: 'a function comes from an eclass inherited only indirectly' },
     { name: 'UnusedInherits', level: 'warning', description: 'an inherited eclass is not used' },
-    { name: 'DeprecatedEclass', level: 'warning', description: 'a deprecated eclass is inherited' },
+    { name: 'DeprecatedEclass', level: 'warning', description: 'a deprecated or removed eclass is inherited' },
+    { name: 'InheritsError', level: 'error', description: 'an inherited eclass does not exist, so the ebuild cannot be sourced' },
   ],
   run(f) {
     const out = [];
@@ -30,8 +32,13 @@ export const inheritCheck: Check = {
       for (const i of r.indirect) indirect.add(i);
     }
     for (const e of f.inherits) {
-      const replacement = DEPRECATED_ECLASSES[e];
-      if (replacement) out.push({ keyword: 'DeprecatedEclass', message: `${e} is deprecated, use ${replacement}`, line: f.inheritLine });
+      const deprecated = DEPRECATED_ECLASSES[e];
+      const removed = REMOVED_ECLASSES[e];
+      if (deprecated) out.push({ keyword: 'DeprecatedEclass', message: `${e} is deprecated, use ${deprecated}`, line: f.inheritLine });
+      else if (removed) out.push({ keyword: 'DeprecatedEclass', message: `${e} was removed from ::gentoo, use ${removed}`, line: f.inheritLine });
+      else if (!eclassExists(e, f.input.eclasses)) {
+        out.push({ keyword: 'InheritsError', message: `inherit ${e}: no such eclass in ::gentoo or the overlay, so the ebuild cannot be sourced`, line: f.inheritLine });
+      }
     }
     const used = new Set<string>();
     const reported = new Set<string>();
