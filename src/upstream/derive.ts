@@ -106,7 +106,6 @@ export async function deriveRelease(o: DeriveOptions): Promise<DeriveResult> {
     version: o.version,
     from: o.from,
     llvmSlot: base.llvm_slot,
-    pythonCompat: base.python_compat,
     ...(manifest.stack.projects ? { projects: projects.projects.filter((p) => p.status !== 'gone').map((p) => p.name) } : {}),
     newProjects: projects.projects.filter((p) => p.status === 'new' && !p.accounted).map((p) => p.name),
   };
@@ -154,7 +153,7 @@ export function formatDerive(r: DeriveResult, color: boolean): string {
     formatDiffText(r.diff, { color }),
     formatPatchesText(r.patches, { color }),
     r.written
-      ? `Draft release ${r.draft.version} written to ${r.file} (derived from ${r.draft.from}; not verified; llvm_slot ${r.draft.llvmSlot} and python_compat carried over: check them${r.draft.newProjects.length ? `; ${r.draft.newProjects.length} new project${r.draft.newProjects.length === 1 ? '' : 's'} excluded as not packaged yet` : ''}).`
+      ? `Draft release ${r.draft.version} written to ${r.file} (derived from ${r.draft.from}; not verified; llvm_slot ${r.draft.llvmSlot} carried over: check it${r.draft.newProjects.length ? `; ${r.draft.newProjects.length} new project${r.draft.newProjects.length === 1 ? '' : 's'} excluded as not packaged yet` : ''}).`
       : `Draft release ${r.draft.version} for ${r.file} (--dry-run: not written):`,
   ];
   return `${out.join('\n')}\n`;

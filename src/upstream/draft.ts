@@ -6,7 +6,6 @@ export interface DraftRelease {
   version: string;
   from: string;
   llvmSlot: number;
-  pythonCompat: string;
   /** AMD's project list of the release; omitted when the stack keeps no project lists. */
   projects?: string[];
   /** Projects new in the release that nothing packages or excludes yet. */
@@ -91,8 +90,8 @@ export function applyDraft(text: string, d: DraftRelease): string {
   edits.push({
     at: r.at,
     text:
-      `${r.indent}"${d.version}": { llvm_slot: ${d.llvmSlot}, python_compat: ${JSON.stringify(d.pythonCompat)} }` +
-      `  # draft derived from ${d.from}: not verified; llvm_slot and python_compat carried over, check them\n`,
+      `${r.indent}"${d.version}": { llvm_slot: ${d.llvmSlot} }` +
+      `  # draft derived from ${d.from}: not verified; llvm_slot carried over, check it\n`,
   });
 
   if (d.projects) {
@@ -128,7 +127,7 @@ function check(before: Document, out: string, d: DraftRelease): void {
   const after = parseDocument(out, { version: '1.2' });
   if (after.errors.length > 0) throw new DraftError(`the draft would not parse (${after.errors[0]!.message}); add it by hand`);
   const want = before.toJS() as Record<string, unknown>;
-  (want.releases as Record<string, unknown>)[d.version] = { llvm_slot: d.llvmSlot, python_compat: d.pythonCompat };
+  (want.releases as Record<string, unknown>)[d.version] = { llvm_slot: d.llvmSlot };
   if (d.projects && want.projects) (want.projects as Record<string, unknown>)[d.version] = d.projects;
   if (d.newProjects.length > 0) {
     want.excluded = [

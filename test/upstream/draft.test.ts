@@ -8,7 +8,6 @@ const draft: DraftRelease = {
   version: '6.3.3',
   from: '6.2.2',
   llvmSlot: 18,
-  pythonCompat: 'python3_{10..12}',
   projects: ['ROCR-Runtime', 'hipBLAS-common', 'rocm-cmake'],
   newProjects: ['hipBLAS-common', 'on'],
 };
@@ -31,7 +30,7 @@ describe('draft release in stack.yaml', () => {
     const text = readFileSync(shippedManifest, 'utf8');
     const out = applyDraft(text, draft);
     assert.deepEqual(inserted(text, out), [
-      '  "6.3.3": { llvm_slot: 18, python_compat: "python3_{10..12}" }  # draft derived from 6.2.2: not verified; llvm_slot and python_compat carried over, check them',
+      '  "6.3.3": { llvm_slot: 18 }  # draft derived from 6.2.2: not verified; llvm_slot carried over, check it',
       '  "6.3.3":',
       '    [ROCR-Runtime, hipBLAS-common, rocm-cmake]',
       '  - project: hipBLAS-common',
@@ -45,7 +44,7 @@ describe('draft release in stack.yaml', () => {
     const lines = out.split('\n');
     assert.match(lines[lines.findIndex((l) => l.startsWith('  "6.3.3": {')) - 1]!, /^ {2}"6\.2\.4": \{/);
     const doc = parseDocument(out, { version: '1.2' }).toJS() as { releases: Record<string, unknown>; excluded: { project: string }[] };
-    assert.deepEqual(doc.releases['6.3.3'], { llvm_slot: 18, python_compat: 'python3_{10..12}' });
+    assert.deepEqual(doc.releases['6.3.3'], { llvm_slot: 18 });
     assert.deepEqual(doc.excluded.slice(-2).map((e) => e.project), ['hipBLAS-common', 'on']); // "on" stays a string
   });
 
@@ -60,12 +59,12 @@ describe('draft release in stack.yaml', () => {
   });
 
   it('creates `excluded:` when the stack has none, and leaves out lists a stack does not keep', () => {
-    const text = '# a stack\nname: S\nreleases:\n  "6.2.2": { llvm_slot: 18, python_compat: "python3_12" } # the one\n\ncomponents: [c/*.yaml]\n';
+    const text = '# a stack\nname: S\nreleases:\n  "6.2.2": { llvm_slot: 18 } # the one\n\ncomponents: [c/*.yaml]\n';
     const out = applyDraft(text, { ...draft, newProjects: ['x'] });
     assert.equal(
       out,
-      '# a stack\nname: S\nreleases:\n  "6.2.2": { llvm_slot: 18, python_compat: "python3_12" } # the one\n' +
-        '  "6.3.3": { llvm_slot: 18, python_compat: "python3_{10..12}" }  # draft derived from 6.2.2: not verified; llvm_slot and python_compat carried over, check them\n' +
+      '# a stack\nname: S\nreleases:\n  "6.2.2": { llvm_slot: 18 } # the one\n' +
+        '  "6.3.3": { llvm_slot: 18 }  # draft derived from 6.2.2: not verified; llvm_slot carried over, check it\n' +
         '\ncomponents: [c/*.yaml]\nexcluded:\n  - project: x\n    releases: { from: "6.3.3" }\n    reason: new in 6.3.3, not packaged yet\n',
     );
   });
@@ -80,7 +79,7 @@ describe('draft release in stack.yaml', () => {
   });
 
   it('refuses layouts it cannot extend faithfully, rather than rewriting the file', () => {
-    assert.throws(() => applyDraft('releases: { "6.2.2": { llvm_slot: 18, python_compat: x } }\n', draft), (e: unknown) => e instanceof DraftError && /not a block collection/.test(e.message));
+    assert.throws(() => applyDraft('releases: { "6.2.2": { llvm_slot: 18 } }\n', draft), (e: unknown) => e instanceof DraftError && /not a block collection/.test(e.message));
     assert.throws(() => applyDraft('releases: [\n', draft), DraftError);
   });
 });
