@@ -162,6 +162,19 @@ describe('every generated ebuild of the shipped stack', function () {
     assert.deepEqual(rocminfo.classes, ['BDEPEND']);
   });
 
+  it('every Python ebuild supports the targets Gentoo\'s profiles enable (python-any-r1 too)', async () => {
+    const { braceExpand } = await import('../../src/lint/python-compat.js');
+    const problems: string[] = [];
+    for (const model of all) {
+      for (const c of model.components.filter((x) => x.spec.python)) {
+        const m = /^PYTHON_COMPAT=\( (.*) \)$/m.exec(renderEbuild(c, model, { year: 2026 }));
+        const compat = (m?.[1] ?? '').split(/\s+/).flatMap(braceExpand);
+        for (const t of model.manifest.stack.python.default) if (!compat.includes(t)) problems.push(`${model.release.version} ${c.atom}: ${t}`);
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
   it('every RESTRICT="test" says why in a comment right above it', () => {
     const problems: string[] = [];
     for (const model of all) {
