@@ -23,6 +23,15 @@ export function stackIuse(c: ResolvedComponent): Set<string> {
   return iuse;
 }
 
+const freeSets = new WeakMap<StackModel, ReadonlySet<string>>();
+
+/** stack.yaml's licenses.free as a set, built once per model. */
+function freeLicenses(model: StackModel): ReadonlySet<string> {
+  let set = freeSets.get(model);
+  if (!set) freeSets.set(model, (set = new Set(model.manifest.stack.licenses?.free ?? [])));
+  return set;
+}
+
 const stackViews = new WeakMap<StackModel, Map<string, StackPackage>>();
 
 /**
@@ -72,6 +81,7 @@ export async function lintComponent(
     upstreamRepos: [...new Set(c.spec.sources.map((s) => s.github).filter((g): g is string => Boolean(g)))],
     year,
     python: { current: model.manifest.stack.python.current, default: model.manifest.stack.python.default },
+    ...(model.manifest.stack.licenses ? { freeLicenses: freeLicenses(model) } : {}),
     stack: stackView(model),
     ...rocmEclassView(c, model),
   });

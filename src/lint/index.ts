@@ -6,6 +6,7 @@ import { pythonCompatCheck, useFlagCheck } from './checks/use-flags.js';
 import { dieCheck, gpuAccessCheck, quotingCheck } from './checks/commands.js';
 import { metadataCheck } from './checks/metadata.js';
 import { dependencyCheck } from './checks/dependencies.js';
+import { licenseCheck } from './checks/license.js';
 import type { Check, EbuildInput, Keyword, LintResult } from './types.js';
 
 export type { EbuildInput, LintResult, Keyword, Check } from './types.js';
@@ -19,6 +20,7 @@ export const CHECKS: Check[] = [
   variableOrderCheck,
   eclassVarCheck,
   descriptionCheck,
+  licenseCheck,
   inheritCheck,
   toolDepCheck,
   useFlagCheck,

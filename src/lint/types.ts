@@ -52,6 +52,8 @@ export interface EbuildInput {
    * `current` are supported, `default` are enabled by the profiles.
    */
   python?: { current: string[]; default: string[] };
+  /** Gentoo's @FREE license group, expanded (stack.yaml's licenses.free): what Portage accepts by default. */
+  freeLicenses?: ReadonlySet<string>;
   /** Eclasses of the overlay itself (eclass/*.eclass), which ebuilds may inherit. */
   eclasses?: string[];
   /** Every package of the stack and the external package list, by atom (cat/pkg). */

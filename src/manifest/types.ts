@@ -165,6 +165,11 @@ export interface StackPythonSpec {
   default: string[];
 }
 
+/** Gentoo's license groups as far as the stack needs them: @FREE, expanded. */
+export interface StackLicensesSpec {
+  free: string[];
+}
+
 export interface MaintainerSpec {
   type: 'person' | 'project';
   email: string;
@@ -177,6 +182,7 @@ export interface StackSpec {
   defaults?: { tag?: string; keywords?: string; maintainers?: MaintainerSpec[] };
   releases: Record<string, ReleaseSpec>;
   python: StackPythonSpec;
+  licenses?: StackLicensesSpec;
   targets: string;
   external: string[];
   components: string[];

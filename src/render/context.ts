@@ -22,6 +22,8 @@ export interface EbuildContext {
   requiredUse: string[];
   /** Comment lines above REQUIRED_USE: QA findings a reviewer accepted for it. */
   requiredUseComment: string[];
+  /** Comment lines above LICENSE: why a license outside @FREE is accepted. */
+  licenseComment: string[];
   /** Comment lines above DESCRIPTION: other accepted QA findings. */
   acceptedComment: string[];
   restrict: string;
@@ -262,7 +264,13 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
   // "# pkgcheck warning: RequiredUseDefaults" above REQUIRED_USE.
   const requiredUseComment: string[] = [];
   const acceptedComment: string[] = [];
+  const licenseComment: string[] = [];
   for (const a of spec.qa?.accept ?? []) {
+    // NonFreeLicense is our keyword (pkgcheck has none): the reason goes above LICENSE.
+    if (a.keyword === 'NonFreeLicense') {
+      licenseComment.push(...wrapWords(`Not in @FREE (users add it to ACCEPT_LICENSE): ${a.reason}`.split(/\s+/), 76));
+      continue;
+    }
     const lines = wrapWords(`pkgcheck ${a.keyword} is expected: ${a.reason}`.split(/\s+/), 76);
     (a.keyword === 'RequiredUseDefaults' ? requiredUseComment : acceptedComment).push(...lines);
   }
@@ -415,6 +423,7 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
     requiredUse,
     requiredUseComment,
     acceptedComment,
+    licenseComment,
     restrict: restrictTokens.join(' '),
     restrictComment,
     rdepend: rd,

@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import { bashSyntax, bashSyntaxAll, shellcheckAll } from '../../src/lint/external-tools.js';
 import { KEYWORDS, lintEbuild, type EbuildInput } from '../../src/lint/index.js';
 import { braceExpand } from '../../src/lint/python-compat.js';
+import { nonFreeLicenses } from '../../src/lint/checks/license.js';
 
 /** A clean ebuild; each case below breaks exactly one thing. */
 const GOOD = `# Copyright 1999-2026 Gentoo Authors
@@ -140,6 +141,7 @@ const CASES: [string, () => string, Partial<EbuildInput>?][] = [
   ['InheritsError', () => swap('inherit cmake rocm', 'inherit cmake foobar-r9 rocm')],
   ['GpuNeededOutsideTest', () => swap('\trocm_use_hipcc\n', '\tuse test && check_amdgpu\n\trocm_use_hipcc\n')],
   ['NonsolvableDeps', () => swap('RDEPEND="dev-util/hip:${SLOT}"', 'RDEPEND="dev-util/hip:${SLOT}\n\tsci-libs/ck:${SLOT}[${ROCM_USEDEP}]\n"'), { stack: STACK }],
+  ['NonFreeLicense', () => swap('LICENSE="MIT"', 'LICENSE="MIT NCSA-AMD"'), { freeLicenses: new Set(['MIT', 'UoI-NCSA']) }],
   ['NonexistentBlocker', () => swap('RDEPEND="dev-util/hip:${SLOT}"', 'RDEPEND="dev-util/hip:${SLOT}\n\t!<dev-util/hip-6\n"'), { stack: STACK }],
 ];
 
@@ -221,6 +223,19 @@ describe('rules real pkgcheck and Portage taught us', () => {
     assert.deepEqual(await keywords(swap('inherit cmake rocm', 'inherit cmake foobar-r9 rocm'), { eclasses: ['foobar-r9'] }), []);
     const golang = await lintEbuild(input(swap('inherit cmake rocm', 'inherit cmake golang-base rocm')));
     assert.ok(golang.some((r) => r.keyword === 'DeprecatedEclass' && /use go-module/.test(r.message)));
+  });
+
+  it('NonFreeLicense reads LICENSE as Portage does: all of a list, one of || ( ), conditionals as if set', () => {
+    const free = new Set(['MIT', 'BSD', 'UoI-NCSA']);
+    assert.deepEqual(nonFreeLicenses('MIT UoI-NCSA', free), []);
+    assert.deepEqual(nonFreeLicenses('MIT NCSA-AMD', free), ['NCSA-AMD']);
+    assert.deepEqual(nonFreeLicenses('|| ( NCSA-AMD UoI-NCSA ) BSD', free), []);
+    assert.deepEqual(nonFreeLicenses('|| ( NCSA-AMD AMD-EULA )', free), ['NCSA-AMD', 'AMD-EULA']);
+    assert.deepEqual(nonFreeLicenses('MIT firmware? ( AMD-EULA )', free), ['AMD-EULA']);
+    assert.deepEqual(nonFreeLicenses('|| ( ( MIT AMD-EULA ) BSD )', free), []);
+    assert.deepEqual(nonFreeLicenses('|| ( ( MIT AMD-EULA ) NCSA-AMD )', free), ['AMD-EULA', 'NCSA-AMD']);
+    // Without the data (an old stack.yaml) the check stays silent.
+    return keywords(swap('LICENSE="MIT"', 'LICENSE="NCSA-AMD"')).then((k) => assert.deepEqual(k, []));
   });
 
   it('brace expansion of PYTHON_COMPAT follows bash', () => {

@@ -268,3 +268,40 @@ describe('sed replacements and long lines', () => {
     ]);
   });
 });
+
+describe('licenses outside @FREE (Portage masks them by default)', () => {
+  let dir: string;
+
+  /** The fixture stack with @FREE recorded and gpulib under `license`, accepting it when `reason` is given. */
+  async function gpulib(license: string, reason?: string): Promise<{ model: StackModel; atom: string }> {
+    const stack = BASE_FILES['stack.yaml']!.replace('targets: targets.yaml', 'licenses:\n  free: [MIT, UoI-NCSA, BSD]\ntargets: targets.yaml');
+    let component = BASE_FILES['components/gpulib.yaml']!.replace('license: MIT', `license: ${license}`);
+    if (reason) component += `qa:\n  accept:\n    - keyword: NonFreeLicense\n      reason: ${reason}\n`;
+    dir = await fixtureManifest({ 'stack.yaml': stack, 'components/gpulib.yaml': component });
+    const manifest = await loadManifest(dir);
+    const policies = await loadPolicies(manifest);
+    if ('issues' in policies) throw new Error(JSON.stringify(policies.issues));
+    return { model: resolveStack(manifest, releaseModel(manifest, '6.2.2', policies.byRelease.get('6.2.2')!)!), atom: 'sci-libs/gpulib' };
+  }
+  afterEach(() => removeDir(dir));
+
+  const keywordsOf = async (model: StackModel, atom: string) =>
+    (await lintComponent(model.byAtom.get(atom)!, model)).results.map((r) => `${r.keyword} ${r.level}`);
+
+  it("NCSA-AMD, in no group of ::gentoo's license_groups, fails lint; UoI-NCSA (the same text) passes", async () => {
+    const bad = await gpulib('MIT NCSA-AMD');
+    assert.deepEqual(await keywordsOf(bad.model, bad.atom), ['NonFreeLicense warning']);
+    await removeDir(dir);
+    const good = await gpulib('MIT UoI-NCSA');
+    assert.deepEqual(await keywordsOf(good.model, good.atom), []);
+  });
+
+  it('an accepted one says why above LICENSE and is reported as info', async () => {
+    const { model, atom } = await gpulib('MIT AMD-EULA', 'the device firmware blobs are under AMD-EULA, redistributable but not free');
+    assert.deepEqual(await keywordsOf(model, atom), ['NonFreeLicense info']);
+    assert.match(
+      renderEbuild(model.byAtom.get(atom)!, model, { year: 2026 }),
+      /\n\n# Not in @FREE \(users add it to ACCEPT_LICENSE\): the device firmware blobs are\n# under AMD-EULA, redistributable but not free\nLICENSE="MIT AMD-EULA"\n/,
+    );
+  });
+});

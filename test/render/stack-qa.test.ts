@@ -173,6 +173,22 @@ describe('every generated ebuild of the shipped stack', function () {
     assert.deepEqual(problems, []);
   });
 
+  it("every LICENSE is in Gentoo's @FREE, so Portage's default ACCEPT_LICENSE installs the stack", async () => {
+    const { nonFreeLicenses } = await import('../../src/lint/checks/license.js');
+    const free = new Set(all[0]!.manifest.stack.licenses?.free ?? []);
+    // The data lint holds LICENSE against: without it NonFreeLicense would be silent.
+    assert.ok(free.has('MIT') && free.has('UoI-NCSA') && !free.has('NCSA-AMD'), 'stack.yaml records @FREE');
+    const problems: string[] = [];
+    for (const model of all) {
+      for (const c of model.components) {
+        const accepted = (c.spec.qa?.accept ?? []).some((a) => a.keyword === 'NonFreeLicense');
+        const outside = nonFreeLicenses(c.spec.license, free);
+        if (outside.length && !accepted) problems.push(`${model.release.version} ${c.atom}: ${outside.join(' ')}`);
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
   it('every RESTRICT="test" says why in a comment right above it', () => {
     const problems: string[] = [];
     for (const model of all) {
