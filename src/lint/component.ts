@@ -43,7 +43,14 @@ export function stackView(model: StackModel): Map<string, StackPackage> {
   const cached = stackViews.get(model);
   if (cached) return cached;
   const view = new Map<string, StackPackage>();
-  for (const [atom, e] of Object.entries(model.manifest.external.packages)) view.set(atom, e.versions ? { versions: e.versions } : {});
+  for (const [atom, e] of Object.entries(model.manifest.external.packages)) {
+    const pkg: StackPackage = e.versions ? { versions: e.versions } : {};
+    if (e.iuse) {
+      pkg.iuse = new Set(e.iuse.map((f) => f.replace(/^\+/, '')));
+      pkg.enabled = new Set(e.iuse.filter((f) => f.startsWith('+')).map((f) => f.slice(1)));
+    }
+    view.set(atom, pkg);
+  }
   const releases = knownReleases(model.manifest);
   for (const c of model.components) {
     const versions = releases.filter((v) => resolveComponent(model.manifest, c.loaded, { ...model.release, version: v }) !== undefined);

@@ -28,6 +28,12 @@ export interface StackPackage {
   iuse?: Set<string>;
   /** The versions that exist, when known: blockers must match one of them. */
   versions?: string[];
+  /**
+   * The flags of `iuse` that Gentoo's default profile enables (external
+   * packages, when recorded): a USE dependency on any other makes Portage ask
+   * the user for a USE change.
+   */
+  enabled?: Set<string>;
 }
 
 /** What the runner knows about the ebuild under check. */

@@ -191,5 +191,8 @@ export interface StackSpec {
 }
 
 export interface ExternalSpec {
-  packages: Record<string, { subslot: boolean; slots?: string[]; versions?: string[]; eclass?: boolean; note?: string }>;
+  packages: Record<
+    string,
+    { subslot: boolean; slots?: string[]; versions?: string[]; iuse?: string[]; eclass?: boolean; note?: string }
+  >;
 }

@@ -271,7 +271,12 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
       licenseComment.push(...wrapWords(`Not in @FREE (users add it to ACCEPT_LICENSE): ${a.reason}`.split(/\s+/), 76));
       continue;
     }
-    const lines = wrapWords(`pkgcheck ${a.keyword} is expected: ${a.reason}`.split(/\s+/), 76);
+    // UseChangeNeeded is ours too: Portage, not pkgcheck, stops there.
+    const said =
+      a.keyword === 'UseChangeNeeded'
+        ? `Portage asks users to enable a flag of a ::gentoo package (UseChangeNeeded): ${a.reason}`
+        : `pkgcheck ${a.keyword} is expected: ${a.reason}`;
+    const lines = wrapWords(said.split(/\s+/), 76);
     (a.keyword === 'RequiredUseDefaults' ? requiredUseComment : acceptedComment).push(...lines);
   }
 

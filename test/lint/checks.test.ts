@@ -83,6 +83,8 @@ const STACK = new Map([
   ['dev-util/hip', { iuse: new Set(['debug', 'test']), versions: ['6.2.2', '6.2.4'] }],
   ['sci-libs/ck', { iuse: new Set(['test', 'amdgpu_targets_gfx906']), versions: ['6.2.2'] }],
   ['dev-cpp/gtest', {}],
+  // An external package whose default-profile flags are recorded.
+  ['media-libs/mesa', { iuse: new Set(['proprietary-codecs', 'vaapi']), enabled: new Set(['proprietary-codecs']) }],
 ]);
 
 /** The clean ebuild turned into a python-single-r1 one with this PYTHON_COMPAT. */
@@ -142,6 +144,7 @@ const CASES: [string, () => string, Partial<EbuildInput>?][] = [
   ['GpuNeededOutsideTest', () => swap('\trocm_use_hipcc\n', '\tuse test && check_amdgpu\n\trocm_use_hipcc\n')],
   ['NonsolvableDeps', () => swap('RDEPEND="dev-util/hip:${SLOT}"', 'RDEPEND="dev-util/hip:${SLOT}\n\tsci-libs/ck:${SLOT}[${ROCM_USEDEP}]\n"'), { stack: STACK }],
   ['NonFreeLicense', () => swap('LICENSE="MIT"', 'LICENSE="MIT NCSA-AMD"'), { freeLicenses: new Set(['MIT', 'UoI-NCSA']) }],
+  ['UseChangeNeeded', () => swap('RDEPEND="dev-util/hip:${SLOT}"', 'RDEPEND="dev-util/hip:${SLOT}\n\tmedia-libs/mesa[vaapi]\n"'), { stack: STACK }],
   ['NonexistentBlocker', () => swap('RDEPEND="dev-util/hip:${SLOT}"', 'RDEPEND="dev-util/hip:${SLOT}\n\t!<dev-util/hip-6\n"'), { stack: STACK }],
 ];
 
@@ -255,6 +258,20 @@ describe('rules real pkgcheck and Portage taught us', () => {
     assert.deepEqual(await keywords(rdepend('dev-util/hip:${SLOT}[rocprofiler]'), { stack: STACK }), ['NonsolvableDeps']);
     // Without stack knowledge nothing is said.
     assert.deepEqual(await keywords(rdepend('sci-libs/ck:${SLOT}[${ROCM_USEDEP}]')), []);
+  });
+
+  it("UseChangeNeeded: a ::gentoo flag the default profile leaves off, asked for by a plain [flag]", async () => {
+    const rdepend = (dep: string) => swap('RDEPEND="dev-util/hip:${SLOT}"', `RDEPEND="dev-util/hip:\${SLOT}\n\t${dep}\n"`);
+    assert.deepEqual(await keywords(rdepend('media-libs/mesa[proprietary-codecs]'), { stack: STACK }), []);
+    assert.deepEqual(await keywords(rdepend('media-libs/mesa[proprietary-codecs,vaapi]'), { stack: STACK }), ['UseChangeNeeded']);
+    // Conditional, negated and defaulted forms follow the consumer or ask for "off": Portage needs no change.
+    for (const dep of ['media-libs/mesa[vaapi?]', 'media-libs/mesa[vaapi=]', 'media-libs/mesa[-vaapi]', 'media-libs/mesa[!vaapi?]']) {
+      assert.deepEqual(await keywords(rdepend(dep), { stack: STACK }), [], dep);
+    }
+    // A flag the external list does not record for the package is NonsolvableDeps, as for stack packages.
+    const unknown = await lintEbuild(input(rdepend('media-libs/mesa[vulkan]'), { stack: STACK }));
+    assert.deepEqual(unknown.map((r) => r.keyword), ['NonsolvableDeps']);
+    assert.match(unknown[0]!.message, /does not record in media-libs\/mesa's iuse/);
   });
 
   it('NonexistentBlocker: a blocker must match a version some repository has', async () => {

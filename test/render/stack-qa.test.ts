@@ -205,12 +205,19 @@ describe('every generated ebuild of the shipped stack', function () {
     const model = all.find((m) => m.release.version === '6.2.2')!;
     const accepting = model.components.filter((c) => (c.spec.qa?.accept ?? []).length > 0);
     assert.ok(accepting.some((c) => c.atom === 'sci-libs/rpp'));
+    assert.ok(accepting.some((c) => c.atom === 'media-libs/rocDecode'));
     for (const c of accepting) {
       const text = renderEbuild(c, model, { year: 2026 });
       for (const a of c.spec.qa!.accept) {
         if (a.keyword === 'RequiredUseDefaults') {
           assert.match(text, /\n# pkgcheck RequiredUseDefaults is expected: [^\n]*\n(# [^\n]*\n)*REQUIRED_USE=/, c.atom);
           assert.match(text, /CPU_FLAGS_X86/, `${c.atom}: say that users set CPU_FLAGS_X86`);
+        } else if (a.keyword === 'UseChangeNeeded') {
+          // Portage, not pkgcheck, stops there: the comment says what users set.
+          const said = (/\n((?:# .*\n)+)DESCRIPTION=/.exec(text)?.[1] ?? '').replace(/\n# /g, ' ');
+          assert.match(said, /Portage asks users to enable a flag of a ::gentoo package \(UseChangeNeeded\): .*package\.use/, c.atom);
+        } else if (a.keyword === 'NonFreeLicense') {
+          assert.match(text, /\n# Not in @FREE [^\n]*\n(# [^\n]*\n)*LICENSE=/, c.atom);
         } else {
           assert.match(text, new RegExp(`\\n# pkgcheck ${a.keyword} is expected: `), c.atom);
         }

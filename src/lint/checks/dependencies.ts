@@ -96,6 +96,11 @@ export const dependencyCheck: Check = {
   keywords: [
     { name: 'NonsolvableDeps', level: 'error', description: 'a USE dependency asks for a flag the dependency does not have' },
     { name: 'NonexistentBlocker', level: 'warning', description: 'a blocker matches no version of the package that exists' },
+    {
+      name: 'UseChangeNeeded',
+      level: 'warning',
+      description: "a USE dependency on a ::gentoo package asks for a flag Gentoo's default profile leaves off: emerge stops for a USE change",
+    },
   ],
   run(f) {
     const stack = f.input.stack;
@@ -121,12 +126,17 @@ export const dependencyCheck: Check = {
       if (!pkg.iuse) continue;
       const flags = a.use.flatMap((u) => (u === '${ROCM_USEDEP}' || u === '${ROCM_USE_DEP}' ? usedep : [u]));
       const missing: string[] = [];
+      const off: string[] = [];
       for (const u of flags) {
         // flag, !flag, flag?, !flag?, flag=, !flag=, -flag, each with an optional (+)/(-) default.
         const m = /^[!-]?([A-Za-z0-9][A-Za-z0-9+_@-]*)(\([+-]\))?[?=]?$/.exec(u);
         if (!m) continue;
         const [, flag, def] = m as unknown as [string, string, string | undefined];
         // (+) treats a flag the dependency lacks as enabled: always satisfiable.
+        // A plain [flag] on a ::gentoo package whose default-profile state is
+        // recorded: Portage cannot pick it by itself (emerge --pretend stops with
+        // "The following USE changes are necessary"), the user must set it.
+        if (pkg.enabled && pkg.iuse.has(flag) && u === flag && !pkg.enabled.has(flag)) off.push(flag);
         if (def === '(+)' || OPEN_ENDED.test(flag) || pkg.iuse.has(flag)) continue;
         // (-) or no default: a missing flag counts as disabled (or is an error), so
         // requiring it enabled can never be met.
@@ -135,7 +145,16 @@ export const dependencyCheck: Check = {
       if (missing.length > 0) {
         out.push({
           keyword: 'NonsolvableDeps',
-          message: `${a.key}: USE dependency on ${missing.join(', ')}, which ${a.key} does not have in IUSE; tie only the flags both packages have`,
+          message: pkg.enabled
+            ? `${a.key}: USE dependency on ${missing.join(', ')}, which the external package list does not record in ${a.key}'s iuse; record it there if ::gentoo's ebuild has it (with + when the default profile enables it), or drop it`
+            : `${a.key}: USE dependency on ${missing.join(', ')}, which ${a.key} does not have in IUSE; tie only the flags both packages have`,
+          line: a.line,
+        });
+      }
+      if (off.length > 0) {
+        out.push({
+          keyword: 'UseChangeNeeded',
+          message: `${a.key}[${off.join(',')}]: Gentoo's default profile leaves ${off.join(', ')} off, so emerge stops and asks for a USE change; make the dependency optional, or accept UseChangeNeeded with the reason users must enable it`,
           line: a.line,
         });
       }
