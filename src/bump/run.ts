@@ -15,7 +15,7 @@ import {
   type DistfileResult,
   type ManifestEntry,
 } from '../distfiles/index.js';
-import { eclassPath, loadTargetTable, renderAmdgpuTargetsDescFor } from '../eclass/index.js';
+import { descTargets, eclassPath, loadTargetTable, renderAmdgpuTargetsDescFor, targetsOfReleases } from '../eclass/index.js';
 import { addSummary, applyBugTrailers, commitMessage, dropSummary, parseBugRef, type BugRef } from '../git/messages.js';
 import { gitIdentity, gitSignatures, OverlayRepo, type Identity, type Person } from '../git/repo.js';
 import { CommitBuilder, type CommitSpec } from '../git/transaction.js';
@@ -319,6 +319,19 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
     );
   }
   const plan = makePlan(model, state, { dropOld: o.dropOld });
+  // amdgpu_targets.desc follows the releases the overlay holds after this bump:
+  // a target no ebuild offers is pkgcheck's UnusedGlobalUseExpand, a new
+  // release's target missing from it an undescribed flag.
+  const descStep = plan.scaffold.find((s) => s.what === 'targets-desc');
+  let descShrinks = false;
+  if (descStep?.action === 'keep' && state.targetsDesc !== undefined) {
+    const want = targetsOfReleases(await loadTargetTable(model.manifest.targetsFile), descStep.releases ?? [plan.version]);
+    const have = descTargets(state.targetsDesc);
+    if (want.join(' ') !== have.join(' ')) {
+      descStep.action = 'update';
+      descShrinks = want.every((t) => have.includes(t));
+    }
+  }
   const refs = bugRefs(o);
   const changing = new Set(plan.entries.filter((e) => e.action !== 'keep').map((e) => e.atom));
   const stray = [...refs.bug, ...refs.closes].filter((r) => r.atom !== undefined && !changing.has(r.atom)).map((r) => r.atom!);
@@ -390,11 +403,16 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
     const addCommits = adds.map((e) => packageAddCommit(e, state, rendered.get(e.atom)!, fetched.entries, signer));
     // Drops come after the adds: they start from the Manifests the adds wrote.
     const afterAdds = withChanges(state, addCommits);
+    const scaffold = await scaffoldCommits(plan, model, signer, year, creating ? maintainer.save : undefined);
+    // A desc that only loses targets changes after the drops, so that every
+    // commit still describes the targets its ebuilds offer.
+    const lateDesc = descStep?.action === 'update' && descShrinks ? scaffold.splice(scaffold.findIndex(isDescCommit), 1) : [];
     const commits = [
-      ...(await scaffoldCommits(plan, model, signer, year, creating ? maintainer.save : undefined)),
+      ...scaffold,
       ...(saveSettings ? [settingsCommit(maintainer.save!, signer)] : []),
       ...addCommits,
       ...(await packageDropCommits(drops, afterAdds, model, signer)),
+      ...lateDesc,
     ];
     applyBugTrailers(commits, refs);
     result.commits = commits.map((c) => ({ subject: c.message.split('\n')[0]!, files: c.changes.map((x) => x.path) }));
@@ -430,7 +448,7 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
 function plannedPaths(plan: Plan, saveSettings: boolean): string[] {
   const files: string[] = [];
   for (const step of plan.scaffold) {
-    if (step.action !== 'add') continue;
+    if (step.action === 'keep') continue;
     if (step.what === 'repository') files.push('profiles/repo_name', 'metadata/layout.conf', SETTINGS_FILE);
     if (step.what === 'targets-desc') files.push('profiles/desc/amdgpu_targets.desc');
     if (step.what === 'eclass') files.push('eclass/rocm.eclass');
@@ -549,6 +567,8 @@ async function ensureAllDistfiles(
   return { results, entries: new Map(results.map((r) => [r.name, r.entry!])) };
 }
 
+const isDescCommit = (c: CommitSpec): boolean => c.changes.some((x) => x.path === 'profiles/desc/amdgpu_targets.desc');
+
 async function scaffoldCommits(
   plan: Plan,
   model: StackModel,
@@ -559,7 +579,7 @@ async function scaffoldCommits(
   const commits: CommitSpec[] = [];
   const repoName = model.manifest.stack.repo_name;
   for (const step of plan.scaffold) {
-    if (step.action !== 'add') continue;
+    if (step.action === 'keep') continue;
     if (step.what === 'repository') {
       commits.push({
         message: commitMessage(
@@ -576,9 +596,17 @@ async function scaffoldCommits(
     }
     if (step.what === 'targets-desc') {
       const table = await loadTargetTable(model.manifest.targetsFile);
+      const releases = step.releases ?? [plan.version];
       commits.push({
-        message: commitMessage('profiles/desc: add amdgpu_targets.desc', identity),
-        changes: [{ path: 'profiles/desc/amdgpu_targets.desc', content: renderAmdgpuTargetsDescFor(table, [plan.version], year) }],
+        message:
+          step.action === 'add'
+            ? commitMessage('profiles/desc: add amdgpu_targets.desc', identity)
+            : commitMessage(
+                `profiles/desc: amdgpu_targets.desc for ROCm ${releases.join(', ')}`,
+                identity,
+                'The targets the ebuilds of these releases offer, no more (pkgcheck: UnusedGlobalUseExpand), no fewer.',
+              ),
+        changes: [{ path: 'profiles/desc/amdgpu_targets.desc', content: renderAmdgpuTargetsDescFor(table, releases, year) }],
       });
     }
     if (step.what === 'eclass') {

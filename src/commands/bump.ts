@@ -167,7 +167,7 @@ export default class Bump extends BaseCommand {
     if (count('add') > 0) this.log(`metadata.xml maintainer: ${who} (${types}, ${r.maintainer.source})`);
     if (r.dryRun) {
       this.log(`ROCm ${r.version} → ${r.overlay} (dry run: nothing written)`);
-      for (const s of r.scaffold) if (s.action === 'add') this.log(`  add   ${s.what === 'repository' ? 'repository scaffolding' : s.what === 'eclass' ? 'eclass/rocm.eclass' : 'profiles/desc/amdgpu_targets.desc'}`);
+      for (const s of r.scaffold) if (s.action !== 'keep') this.log(`  ${s.action.padEnd(5)} ${s.what === 'repository' ? 'repository scaffolding' : s.what === 'eclass' ? 'eclass/rocm.eclass' : 'profiles/desc/amdgpu_targets.desc'}`);
       for (const p of r.packages) {
         const files = p.distfiles.map((d) => d.name).join(' ');
         this.log(`  ${p.action.padEnd(5)} ${p.atom}-${p.version}${p.newPackage ? ' (new package)' : ''}${p.action === 'add' && files ? `  [${files}]` : ''}`);

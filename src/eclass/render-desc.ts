@@ -39,10 +39,22 @@ export function renderAmdgpuTargetsDesc(table: TargetTable, year: number, only?:
 export function targetsOfReleases(table: TargetTable, releases: Iterable<string>): string[] {
   const wanted = new Set<string>();
   for (const v of releases) {
-    const { policy } = policyFor(table, v);
+    // A release no policy covers (an old series kept in an overlay) adds
+    // nothing: rocm.eclass cannot offer targets for it either.
+    let policy;
+    try {
+      ({ policy } = policyFor(table, v));
+    } catch {
+      continue;
+    }
     for (const t of [...policy.defaultOn, ...policy.optional]) wanted.add(t);
   }
   return table.targets.map((t) => t.name).filter((t) => wanted.has(t));
+}
+
+/** The targets an amdgpu_targets.desc lists, in its order. */
+export function descTargets(text: string): string[] {
+  return [...text.matchAll(/^([A-Za-z0-9][A-Za-z0-9_+@-]*) - /gm)].map((m) => m[1]!);
 }
 
 /** amdgpu_targets.desc for an overlay holding ebuilds of these releases. */

@@ -18,7 +18,10 @@ export interface PlanEntry {
 
 export interface ScaffoldStep {
   what: 'repository' | 'targets-desc' | 'eclass';
-  action: 'add' | 'keep';
+  /** update: only profiles/desc/amdgpu_targets.desc, when the overlay's releases change its targets. */
+  action: 'add' | 'keep' | 'update';
+  /** targets-desc: the ROCm releases the overlay holds after the bump, oldest first. */
+  releases?: string[];
 }
 
 export interface Plan {
@@ -57,6 +60,8 @@ export function makePlan(model: StackModel, overlay: OverlayView, options: PlanO
   const graph = buildGraph(model);
   const entries: PlanEntry[] = [];
   const drops: PlanEntry[] = [];
+  // The releases the overlay will hold: what amdgpu_targets.desc must describe.
+  const releases = new Set([version]);
   for (const atom of graph.order) {
     const c = model.byAtom.get(atom)!;
     const state = overlay.packages.get(atom);
@@ -69,16 +74,21 @@ export function makePlan(model: StackModel, overlay: OverlayView, options: PlanO
       distfiles: c.distfiles.map((d) => ({ name: d.name, urls: d.urls, ...(d.when ? { when: d.when } : {}) })),
       component: c,
     });
-    if (options.dropOld && state) {
-      const old = state.versions.filter((v) => v !== '9999' && compareVersions(withoutRevision(v), version) < 0);
-      if (old.length > 0) {
-        drops.push({ atom, version: old.map(withoutRevision).join(', '), action: 'drop', newPackage: false, versions: old, distfiles: [], component: c });
-      }
+    const old = state
+      ? state.versions.filter((v) => options.dropOld && v !== '9999' && compareVersions(withoutRevision(v), version) < 0)
+      : [];
+    for (const v of state?.versions ?? []) if (!old.includes(v)) releases.add(withoutRevision(v));
+    if (old.length > 0) {
+      drops.push({ atom, version: old.map(withoutRevision).join(', '), action: 'drop', newPackage: false, versions: old, distfiles: [], component: c });
     }
   }
   const scaffold: ScaffoldStep[] = [
     { what: 'repository', action: overlay.repoName && overlay.layout ? 'keep' : 'add' },
-    { what: 'targets-desc', action: overlay.targetsDesc !== undefined ? 'keep' : 'add' },
+    {
+      what: 'targets-desc',
+      action: overlay.targetsDesc !== undefined ? 'keep' : 'add',
+      releases: [...releases].sort((a, b) => (a === '9999' ? 1 : b === '9999' ? -1 : compareVersions(a, b))),
+    },
     { what: 'eclass', action: overlay.eclass !== undefined ? 'keep' : 'add' },
   ];
   return { version, order: graph.order, scaffold, entries: [...entries, ...drops.reverse()] };

@@ -171,6 +171,35 @@ describe('rocm-ebuild bump (the full 6.2 stack into real git repositories)', fun
       }
     });
 
+    it('brings a stale amdgpu_targets.desc to the targets of the releases the overlay holds', async () => {
+      const file = path.join(mutable, 'profiles/desc/amdgpu_targets.desc');
+      const written = await readFile(file, 'utf8');
+      const targets = (text: string) => [...text.matchAll(/^(\S+) - /gm)].map((m) => m[1]);
+      // The 6.2 targets, as the shipped desc (generated for the manifest's 6.2 releases) lists them.
+      const want = targets(await readFile(path.join(root, 'profiles/desc/amdgpu_targets.desc'), 'utf8'));
+      assert.deepEqual(targets(written), want);
+      const before = (await git(mutable, ['rev-parse', 'HEAD'], home)).trim();
+      const stale = async (text: string) => {
+        await writeFile(file, text);
+        await git(mutable, ['commit', '-qam', 'profiles/desc: a stale copy'], home);
+      };
+      try {
+        // Lacks gfx1030 and lists a target no 6.2 ebuild offers (UnusedGlobalUseExpand).
+        await stale(written.replace(/^gfx1030 - .*\n/m, '') + 'gfx950 - a target of a later series\n');
+        let r = await bump(['6.2.2', '--overlay', mutable]);
+        assert.equal(r.code, 0, r.stderr);
+        assert.deepEqual((await log(mutable)).slice(-1), ['profiles/desc: amdgpu_targets.desc for ROCm 6.2.2']);
+        assert.deepEqual(targets(await readFile(file, 'utf8')), want);
+        // A desc that is right is left alone.
+        const head = (await git(mutable, ['rev-parse', 'HEAD'], home)).trim();
+        r = await bump(['6.2.2', '--overlay', mutable]);
+        assert.equal(r.code, 0, r.stderr);
+        assert.equal((await git(mutable, ['rev-parse', 'HEAD'], home)).trim(), head);
+      } finally {
+        await git(mutable, ['reset', '-q', '--hard', before], home);
+      }
+    });
+
     it('refuses a dirty worktree, naming what is dirty, and leaves it as it was', async () => {
       const before = (await git(mutable, ['rev-parse', 'HEAD'], home)).trim();
       await writeFile(path.join(mutable, 'notes.txt'), 'work in progress\n');
