@@ -4,7 +4,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { projectRoot } from '../src/paths.js';
-import { loadManifest } from '../src/manifest/load.js';
+import { loadManifest } from '../src/stack-check/index.js';
 import { shippedManifest } from './helpers/project.js';
 import {
   checkEclassDoc,
