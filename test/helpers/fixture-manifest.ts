@@ -115,8 +115,14 @@ defaults:
   maintainers:
     - { type: person, email: dev@example.org, name: A Developer }
 releases:
-  "6.2.2": { llvm_slot: 18, python_compat: "python3_{10..12}", verified: true }
-  "6.3.0": { llvm_slot: 19, python_compat: "python3_{10..13}" }
+  "6.2.2": { llvm_slot: 18, verified: true }
+  "6.3.0": { llvm_slot: 19 }
+python:
+  compat: python3_{12..14}
+  current: [python3_12, python3_13, python3_14]
+  default: [python3_14]
+licenses:
+  free: [MIT, GPL-2, BSD]
 targets: targets.yaml
 external:
   - external.yaml
@@ -130,11 +136,11 @@ excluded:
     releases: { from: "6.2.0", until: "7.0.0" }
 `,
   'external.yaml': `packages:
-  dev-cpp/gtest: { subslot: false }
+  dev-cpp/gtest: { subslot: false, iuse: ["+gmock", doc] }
   dev-libs/boost: { subslot: true, slots: ["0"] }
   llvm-core/clang: { subslot: true, eclass: true, note: supplied through llvm_gen_dep }
   dev-python/pyyaml: { subslot: false }
-  dev-util/oldtool: { subslot: false }
+  dev-util/oldtool: { subslot: false, versions: ["1.0", "2.0-r1"] }
 `,
   'patches/fullcmake/fix-build.patch': '--- a/x\n+++ b/x\n',
   'components/full.yaml': `name: full
@@ -261,6 +267,9 @@ globals:
   CHECKREQS_DISK_BUILD: 2G
   FORTRAN_NEEDED: foo
 restrict: [mirror]
+tests:
+  gpu: true
+  restrict: the tests need a ROCm installed under /opt/rocm
 qa:
   accept:
     - { keyword: RequiredUseDefaults, reason: upstream requires this flag for its host code }

@@ -216,7 +216,7 @@ describe('malformed manifests: each a located error with a hint (exit 2)', funct
       const dir = await fixture(edit('stack.yaml', '  - components/*.yaml\n', `  - ${JSON.stringify(pattern)}\n`));
       const shown = await refused(dir);
       assert.equal(shown.length, 1, shown.join('\n'));
-      assert.match(shown[0]!, /^stack\.yaml:10:5: \$\.components\[0\]: .* is not of the expected form\n {4}hint: .*inside its directory/);
+      assert.match(shown[0]!, /^stack\.yaml:14:5: \$\.components\[0\]: .* is not of the expected form\n {4}hint: .*inside its directory/);
     }
   });
 
