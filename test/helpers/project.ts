@@ -37,10 +37,10 @@ export interface CliResult {
  * The real CLI in a child process, with a private git identity and no
  * inherited GIT_* variables, so tests neither read nor write the user's config.
  */
-export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; home?: string } = {}): Promise<CliResult> {
+export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; home?: string; bin?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...gitEnv(options.home), ...options.env };
-    const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd ?? root, env });
+    const child = spawn(process.execPath, [options.bin ?? bin, ...args], { cwd: options.cwd ?? root, env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

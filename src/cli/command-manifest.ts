@@ -1,0 +1,43 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Plugin } from '@oclif/core';
+
+/**
+ * oclif's command manifest (oclif.manifest.json at the package root): every
+ * command's id, summary, flags, arguments and examples, read by oclif in
+ * place of importing every command module. With it, `--help` imports no
+ * command and a command imports only itself. Written by `npm run build` (and
+ * `prepare`, so packages carry it), from the compiled commands; bin/run.js
+ * ignores it when the command files it lists are not the ones on disk, and a
+ * test fails when it differs from the commands in any other way.
+ */
+
+export const MANIFEST_FILE = 'oclif.manifest.json';
+
+export const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+/** The manifest oclif would build by importing every command, with commands in id order. */
+export async function buildCommandManifest(root = packageRoot): Promise<{ version: string; commands: Record<string, unknown> }> {
+  const plugin = new Plugin({ root, type: 'core', isRoot: true, ignoreManifest: true, errorOnManifestCreate: true, respectNoCacheDefault: true });
+  await plugin.load();
+  const commands = Object.fromEntries(Object.keys(plugin.manifest.commands).sort().map((id) => [id, plugin.manifest.commands[id]]));
+  return { commands, version: plugin.manifest.version };
+}
+
+export function manifestText(manifest: unknown): string {
+  return `${JSON.stringify(manifest, null, 2)}\n`;
+}
+
+/** Writes the manifest atomically: a concurrent `rocm-ebuild` reads the old file or the new one. */
+export async function writeCommandManifest(root = packageRoot): Promise<string> {
+  const file = path.join(root, MANIFEST_FILE);
+  const tmp = `${file}.${process.pid}.tmp`;
+  await fs.writeFile(tmp, manifestText(await buildCommandManifest(root)));
+  await fs.rename(tmp, file);
+  return file;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await writeCommandManifest();
+}

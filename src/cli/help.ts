@@ -1,0 +1,40 @@
+import { CommandHelp, Help } from '@oclif/core';
+
+type Render = (template: string) => string;
+
+/** ejs's escaping of `<%= … %>` output. */
+function escapeXml(s: string): string {
+  return s.replace(/[&<>'"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', "'": '&#39;', '"': '&#34;' })[c]!);
+}
+
+/**
+ * oclif renders every help string (descriptions, flags, examples) as an ejs
+ * template, compiling each one: most of `--help`'s own time. Ours use only
+ * `<%= config.bin %>` and `<%= command.id %>`, so those are substituted
+ * directly; a string with any other template tag still goes through ejs,
+ * so the output is what ejs would print.
+ */
+function fastRender(bin: () => string, id: () => string | undefined, slow: Render): Render {
+  return (template: string) => {
+    if (!template.includes('<%') && !template.includes('%>')) return template;
+    let out = template.replaceAll('<%= config.bin %>', escapeXml(bin()));
+    const command = id();
+    if (command !== undefined) out = out.replaceAll('<%= command.id %>', escapeXml(command));
+    return out.includes('<%') || out.includes('%>') ? slow(template) : out;
+  };
+}
+
+class FastCommandHelp extends CommandHelp {
+  constructor(...args: ConstructorParameters<typeof CommandHelp>) {
+    super(...args);
+    this.render = fastRender(() => this.config.bin, () => this.command.id, this.render);
+  }
+}
+
+export default class FastHelp extends Help {
+  constructor(...args: ConstructorParameters<typeof Help>) {
+    super(...args);
+    this.render = fastRender(() => this.config.bin, () => undefined, this.render);
+    this.CommandHelpClass = FastCommandHelp;
+  }
+}
