@@ -1,5 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import { createRequire } from 'node:module';
+import type { Dispatcher } from 'undici';
+
+// undici costs more to load than Node itself takes to start: loaded only when
+// something is downloaded, not by every bump that finds its distfiles on disk.
+const undici = (): typeof import('undici') => createRequire(import.meta.url)('undici') as typeof import('undici');
 
 /**
  * HTTP plumbing over undici's dispatcher, not `fetch()` and not `request()`.
@@ -68,7 +73,7 @@ export class BodyAbandoned extends Error {
  * NO_PROXY are honoured like curl and wget do.
  */
 export function createDispatcher(options: { connectionsPerOrigin: number; timeoutMs: number }): Dispatcher {
-  return new EnvHttpProxyAgent({
+  return new (undici().EnvHttpProxyAgent)({
     // http:// URLs go to the proxy as plain requests, as curl, wget and Portage send
     // them; only https:// is tunnelled with CONNECT. undici 7 tunnels everything by
     // default, and a Squid-like proxy refuses CONNECT to any port but 443 (undici 8

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { Language, Parser, type Node, type Tree } from 'web-tree-sitter';
+import type { Node, Parser, Tree } from 'web-tree-sitter';
 
 const require = createRequire(import.meta.url);
 let parser: Promise<Parser> | undefined;
@@ -11,6 +11,8 @@ let parser: Promise<Parser> | undefined;
  */
 export function bashParser(): Promise<Parser> {
   parser ??= (async () => {
+    // Imported here: commands that never parse bash (validate, graph, render) need not load it.
+    const { Language, Parser } = await import('web-tree-sitter');
     await Parser.init();
     const language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
     const p = new Parser();
