@@ -1,4 +1,4 @@
-import { extractFacts } from './facts.js';
+import { extractFacts, type NodeWants } from './facts.js';
 import { headerCheck, lineLengthCheck, syntaxCheck, whitespaceCheck } from './checks/layout.js';
 import { descriptionCheck, eclassVarCheck, variableOrderCheck } from './checks/variables.js';
 import { inheritCheck, toolDepCheck } from './checks/inherits.js';
@@ -34,8 +34,15 @@ export const CHECKS: Check[] = [
 
 export const KEYWORDS: Map<string, Keyword> = new Map(CHECKS.flatMap((c) => c.keywords.map((k) => [k.name, k] as const)));
 
+/** The node types the checks asked for, collected in the one walk of each tree. */
+const NODE_WANTS: NodeWants = (() => {
+  const wants = new Map<string, 'node' | 'text'>();
+  for (const c of CHECKS) for (const [type, want] of Object.entries(c.nodeTypes ?? {})) if (wants.get(type) !== 'node') wants.set(type, want);
+  return wants;
+})();
+
 export async function lintEbuild(input: EbuildInput): Promise<LintResult[]> {
-  const facts = await extractFacts(input);
+  const facts = await extractFacts(input, NODE_WANTS);
   const [category, pkg] = input.atom.split('/') as [string, string];
   const results: LintResult[] = [];
   // The tree lives in the WebAssembly heap, which JavaScript's GC never frees.

@@ -80,6 +80,28 @@ export interface Command {
   line: number;
   /** The function the command is in, undefined at global scope. */
   fn?: string;
+  /** Types of the nodes enclosing it, the root first: `isInside` without climbing the tree. */
+  ancestors: readonly string[];
+}
+
+/**
+ * A node of a type some check declared in `nodeTypes`, as the one traversal
+ * of the tree met it: where it is comes from the walk, so asking costs no
+ * call into WebAssembly.
+ */
+export interface Visited {
+  type: string;
+  /** Its source text. */
+  text: string;
+  line: number;
+  startIndex: number;
+  endIndex: number;
+  /** The enclosing function's name, undefined at global scope. */
+  fn?: string;
+  /** Types of the enclosing nodes, the root first. */
+  ancestors: readonly string[];
+  /** The tree-sitter node, for types declared 'node' (undefined for 'text'). */
+  node?: Node;
 }
 
 /** Facts extracted once from the parse tree and shared by all checks. */
@@ -98,10 +120,19 @@ export interface EbuildFacts {
   iuse: Set<string>;
   /** Flags enabled by default (+flag). */
   iuseDefaults: Set<string>;
+  /** Every node of `type` in document order; the type must be in some check's `nodeTypes`. */
+  nodes(type: string): readonly Visited[];
 }
 
 export interface Check {
   name: string;
   keywords: Keyword[];
+  /**
+   * Node types the check reads through `facts.nodes(type)`. The tree is
+   * walked once for all checks (pkgcheck's feed design) and only these types
+   * are collected; 'text' asks for text and place alone, without the
+   * WebAssembly node (much cheaper), 'node' for the node as well.
+   */
+  nodeTypes?: { [type: string]: 'node' | 'text' };
   run(facts: EbuildFacts): Omit<LintResult, 'category' | 'package' | 'version' | 'file' | 'level'>[];
 }

@@ -1,4 +1,4 @@
-import { isInside, walk, type Node } from '../bash-parser.js';
+import type { Node } from '../bash-parser.js';
 import type { Check } from '../types.js';
 
 /** Commands that can fail without stopping the ebuild (Portage helpers die by themselves). */
@@ -24,11 +24,9 @@ function statementOf(node: Node): Node {
   return n;
 }
 
-function phaseOf(node: Node): string | undefined {
-  for (let n: Node | null = node.parent; n; n = n.parent) {
-    if (n.type === 'function_definition') return n.childForFieldName('name')?.text;
-  }
-  return undefined;
+/** Whether the walk met the node below one of these types. */
+function isInside(place: { ancestors: readonly string[] }, types: readonly string[]): boolean {
+  return place.ancestors.some((t) => types.includes(t));
 }
 
 export const dieCheck: Check = {
@@ -48,7 +46,7 @@ export const dieCheck: Check = {
       }
       if (!MUST_DIE.has(c.name) || !c.fn) continue;
       // Conditions and substitutions handle failure themselves.
-      if (isInside(c.node, ['command_substitution', 'test_command'])) continue;
+      if (isInside(c, ['command_substitution', 'test_command'])) continue;
       const stmt = statementOf(c.node);
       const parent = stmt.parent;
       if (parent && (parent.type === 'if_statement' || parent.type === 'elif_clause' || parent.type === 'while_statement')) {
@@ -69,25 +67,29 @@ export const quotingCheck: Check = {
     { name: 'UnquotedVariable', level: 'warning', description: 'a path variable is used unquoted where word splitting applies' },
     { name: 'VariableScope', level: 'warning', description: 'a variable is used in a phase where it is not defined' },
   ],
+  nodeTypes: { variable_name: 'text' },
   run(f) {
     const out = [];
-    for (const n of walk(f.tree.rootNode)) {
-      if (n.type !== 'simple_expansion' && n.type !== 'expansion') continue;
-      const name = n.namedChildren.find((c) => c?.type === 'variable_name')?.text;
-      if (!name) continue;
-      const phase = phaseOf(n);
+    // An expansion's variable is its variable_name child ($S, ${S}, ${S%/*}).
+    for (const v of f.nodes('variable_name')) {
+      const parent = v.ancestors[v.ancestors.length - 1];
+      if (parent !== 'simple_expansion' && parent !== 'expansion') continue;
+      const name = v.text;
+      const up = v.ancestors.slice(0, -1);
+      const phase = v.fn;
       const scopes = SCOPES[name];
       if (scopes && (!phase || (PHASES.has(phase) && !scopes.includes(phase)))) {
-        out.push({ keyword: 'VariableScope', message: `\${${name}} used in ${phase ?? 'global scope'}`, line: n.startPosition.row + 1 });
+        out.push({ keyword: 'VariableScope', message: `\${${name}} used in ${phase ?? 'global scope'}`, line: v.line });
       }
       if (!PATH_VARS.has(name)) continue;
-      if (isInside(n, ['string', 'test_command', 'heredoc_body', 'raw_string'])) continue;
+      if (isInside({ ancestors: up }, ['string', 'test_command', 'heredoc_body', 'raw_string'])) continue;
       // Plain assignments do not split; array elements and command words do.
-      let p = n.parent;
-      while (p && p.type === 'concatenation') p = p.parent;
-      if (p?.type === 'variable_assignment') continue;
-      if (p?.type === 'case_statement' || p?.type === 'case_item') continue;
-      out.push({ keyword: 'UnquotedVariable', message: `\${${name}} is not quoted on line ${n.startPosition.row + 1}`, line: n.startPosition.row + 1 });
+      let i = up.length - 1;
+      while (i >= 0 && up[i] === 'concatenation') i--;
+      const p = up[i];
+      if (p === 'variable_assignment') continue;
+      if (p === 'case_statement' || p === 'case_item') continue;
+      out.push({ keyword: 'UnquotedVariable', message: `\${${name}} is not quoted on line ${v.line}`, line: v.line });
     }
     return out;
   },

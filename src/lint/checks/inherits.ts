@@ -1,15 +1,10 @@
-import { walk } from '../bash-parser.js';
 import { ECLASSES, eclassesOfFunction, reachable } from '../eclass-api.js';
 import { DEPRECATED_ECLASSES, REMOVED_ECLASSES, eclassExists } from '../gentoo-eclasses.js';
 import type { Check, EbuildFacts } from '../types.js';
 
 /** Names of variables an ebuild reads or writes. */
 function variablesUsed(f: EbuildFacts): Set<string> {
-  const names = new Set<string>();
-  for (const n of walk(f.tree.rootNode)) {
-    if (n.type === 'variable_name') names.add(n.text);
-  }
-  return names;
+  return new Set(f.nodes('variable_name').map((n) => n.text));
 }
 
 export const inheritCheck: Check = {
@@ -21,6 +16,7 @@ export const inheritCheck: Check = {
     { name: 'DeprecatedEclass', level: 'warning', description: 'a deprecated or removed eclass is inherited' },
     { name: 'InheritsError', level: 'error', description: 'an inherited eclass does not exist, so the ebuild cannot be sourced' },
   ],
+  nodeTypes: { variable_name: 'text' },
   run(f) {
     const out = [];
     const inherited = new Set(f.inherits);
