@@ -17,7 +17,7 @@ import {
 } from '../distfiles/index.js';
 import { descTargets, eclassPath, loadTargetTable, renderAmdgpuTargetsDescFor, targetsOfReleases } from '../eclass/index.js';
 import { addSummary, applyBugTrailers, commitMessage, dropSummary, parseBugRef, type BugRef } from '../git/messages.js';
-import { gitIdentity, gitSignatures, OverlayRepo, type Identity, type Person } from '../git/repo.js';
+import { gitIdentity, gitIdentityAndSignatures, gitSignatures, OverlayRepo, type Identity, type Person } from '../git/repo.js';
 import { CommitBuilder, type CommitSpec } from '../git/transaction.js';
 import { OverlayLock } from '../git/lock.js';
 import { recoverInterrupted } from '../git/worktree.js';
@@ -205,13 +205,15 @@ class Session {
   }
 
   /** Take the lock, then finish or undo what an interrupted run left: private refs, index, worktree. */
-  static async open(repo: OverlayRepo, warn: (m: string) => void): Promise<Session> {
-    const lock = await OverlayLock.take(await repo.commonDir(), warn);
-    const session = new Session(lock, await repo.gitDir());
+  static async open(repo: OverlayRepo, warn: (m: string) => void, options: { created?: boolean } = {}): Promise<Session> {
+    const { gitDir, commonDir } = await repo.dirs();
+    const lock = await OverlayLock.take(commonDir, warn);
+    const session = new Session(lock, gitDir);
     try {
       for (const m of await recoverInterrupted(repo, session.gitDir)) warn(m);
       session.builder = new CommitBuilder(repo, session.gitDir);
-      await session.builder.clearStaleRefs();
+      // A repository this run has just created holds no private refs of a killed run.
+      if (!options.created) await session.builder.clearStaleRefs();
     } catch (err) {
       await session.close();
       throw err;
@@ -393,13 +395,15 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
   if (!isRepo) {
     // A new overlay: created only now that everything that can fail has passed.
     await mkdir(dir, { recursive: true });
-    if (!(await repo.isRepository())) await repo.init();
-    session = await Session.open(repo, o.warn);
+    const created = !(await repo.isRepository());
+    if (created) await repo.init();
+    session = await Session.open(repo, o.warn, { created });
     result.branch = (await repo.branch()).replace(/^refs\/heads\//, '');
   }
   try {
     // Commits carry the identity git gives in the overlay itself (its config may set one).
-    const signer = isRepo ? ctx.identity! : await gitIdentity(dir);
+    const fresh = isRepo ? undefined : await gitIdentityAndSignatures(dir);
+    const signer = fresh?.identity ?? ctx.identity!;
     const addCommits = adds.map((e) => packageAddCommit(e, state, rendered.get(e.atom)!, fetched.entries, signer));
     // Drops come after the adds: they start from the Manifests the adds wrote.
     const afterAdds = withChanges(state, addCommits);
@@ -419,7 +423,7 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
     await noteIgnored(repo, commits, o);
 
     const builder = session!.builder!;
-    const tip = await builder.build(planned, commits, await gitSignatures(dir), {
+    const tip = await builder.build(planned, commits, fresh?.signatures ?? (await gitSignatures(dir)), {
       onCommit: (done, total) => o.progress.step(done, total, result.commits[done - 1]!.subject),
     });
     o.progress.done();

@@ -29,9 +29,9 @@ export class OverlayRepo {
   async isRepository(): Promise<boolean> {
     if (!existsSync(this.dir)) return false;
     try {
-      const top = (await this.raw(['rev-parse', '--show-toplevel'])).trim();
-      const here = (await this.raw(['rev-parse', '--show-prefix'])).trim();
-      return top.length > 0 && here === '';
+      // One git for both answers: the top level, then the prefix (an empty line at the top).
+      const [top = '', here = ''] = (await this.raw(['rev-parse', '--show-toplevel', '--show-prefix'])).split('\n');
+      return top.trim().length > 0 && here.trim() === '';
     } catch {
       return false;
     }
@@ -49,6 +49,12 @@ export class OverlayRepo {
   /** The directory shared by all worktrees of the repository (objects, refs), absolute. */
   async commonDir(): Promise<string> {
     return path.resolve(this.dir, (await this.raw(['rev-parse', '--git-common-dir'])).trim());
+  }
+
+  /** gitDir() and commonDir() from one git process. */
+  async dirs(): Promise<{ gitDir: string; commonDir: string }> {
+    const [gitDir = '', commonDir = ''] = (await this.raw(['rev-parse', '--git-dir', '--git-common-dir'])).split('\n');
+    return { gitDir: path.resolve(this.dir, gitDir.trim()), commonDir: path.resolve(this.dir, commonDir.trim()) };
   }
 
   /** The branch HEAD points to (also when it has no commit yet); refuses a detached HEAD. */
@@ -170,6 +176,15 @@ export async function gitIdentity(cwd: string): Promise<Identity> {
 export async function gitSignatures(cwd: string): Promise<{ author: string; committer: string }> {
   const [committer, author] = await Promise.all([readIdent(cwd, 'GIT_COMMITTER_IDENT'), readIdent(cwd, 'GIT_AUTHOR_IDENT')]);
   return { author: author.line, committer: committer.line };
+}
+
+/** gitIdentity() and gitSignatures() of the same moment, from the same two git processes. */
+export async function gitIdentityAndSignatures(cwd: string): Promise<{ identity: Identity; signatures: { author: string; committer: string } }> {
+  const [committer, author] = await Promise.all([readIdent(cwd, 'GIT_COMMITTER_IDENT'), readIdent(cwd, 'GIT_AUTHOR_IDENT')]);
+  return {
+    identity: { name: committer.name, email: committer.email, author: { name: author.name, email: author.email } },
+    signatures: { author: author.line, committer: committer.line },
+  };
 }
 
 async function readIdent(cwd: string, variable: 'GIT_COMMITTER_IDENT' | 'GIT_AUTHOR_IDENT'): Promise<Person & { line: string }> {

@@ -87,6 +87,7 @@ export class CommitBuilder {
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     let buffered = '';
+    let tip: string | undefined;
     child.stdout.on('data', (d: Buffer) => {
       buffered += d.toString();
       let nl: number;
@@ -95,6 +96,7 @@ export class CommitBuilder {
         buffered = buffered.slice(nl + 1);
         const m = /^progress commit (\d+)$/.exec(line);
         if (m) options.onCommit?.(Number(m[1]), commits.length);
+        else if (/^[0-9a-f]{40,64}$/.test(line)) tip = line;
       }
     });
     const exited = new Promise<number>((resolve, reject) => {
@@ -129,7 +131,8 @@ export class CommitBuilder {
         chunks.push(`progress commit ${i + 1}\n`);
         await write(chunks);
       }
-      await write(['done\n']);
+      // The tip's id on stdout: no rev-parse of the private ref afterwards.
+      await write([`get-mark :${commits.length}\n`, 'done\n']);
       child.stdin.end();
     } catch (err) {
       child.kill('SIGKILL');
@@ -138,29 +141,25 @@ export class CommitBuilder {
     }
     const code = await exited;
     if (code !== 0) throw new Error(`git fast-import failed (${code}): ${stderr.trim()}`);
-    const tip = (await this.repo.raw(['rev-parse', '--verify', `${this.stagingRef}^{commit}`])).trim();
+    if (!tip) throw new Error(`git fast-import did not report the commit it made: ${stderr.trim()}`);
     await this.refuseEmptyCommits(parent, tip);
     return tip;
   }
 
   /** Every new commit must change its parent's tree. */
   private async refuseEmptyCommits(parent: string | undefined, tip: string): Promise<void> {
-    const range = parent ? [tip, `^${parent}`] : [tip];
-    const lines = (await this.repo.raw(['log', '--format=%T %P%x09%s', ...range])).trim().split('\n').filter(Boolean);
+    // The new commits and `parent` itself (whose tree the first one must differ from), in one git.
+    const range = parent ? [tip, '--not', `${parent}^@`] : [tip];
+    const lines = (await this.repo.raw(['log', '--format=%H %T %P%x09%s', ...range])).trim().split('\n').filter(Boolean);
     const trees = new Map<string, string>();
-    const parents: string[] = [];
     for (const line of lines) {
-      const [ids] = line.split('\t');
-      const [, first] = ids!.split(' ');
-      if (first) parents.push(first);
-    }
-    if (parents.length > 0) {
-      const out = await this.repo.raw(['rev-parse', ...parents.map((p) => `${p}^{tree}`)]);
-      out.trim().split('\n').forEach((t, i) => trees.set(parents[i]!, t));
+      const [id, tree] = line.split('\t')[0]!.split(' ');
+      trees.set(id!, tree!);
     }
     for (const line of lines) {
       const [ids, subject] = line.split('\t');
-      const [tree, first] = ids!.split(' ');
+      const [id, tree, first] = ids!.split(' ');
+      if (id === parent) continue;
       if (first && trees.get(first) === tree) {
         throw new Error(`refusing to create a commit that changes nothing ("${subject}"): the plan does not match the overlay`);
       }
