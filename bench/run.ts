@@ -1,4 +1,5 @@
 import { promises as fs } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { cleanup } from './dataset.js';
@@ -17,11 +18,17 @@ function table(report: BenchReport): string {
   const width = Math.max(...report.figures.map((f) => f.label.length), ...report.ratios.map((r) => r.label.length));
   const lines = [`## ${report.title}`, ''];
   for (const f of report.figures) {
-    const cpu = f.cpuSeconds !== undefined ? `  (CPU ${f.cpuSeconds.toFixed(2)} s)` : '';
-    lines.push(`  ${f.label.padEnd(width)}  ${f.seconds.toFixed(3).padStart(8)} s${f.detail ? `  ${f.detail}` : ''}${cpu}`);
+    const range = f.min !== undefined && f.max !== undefined ? ` [${f.min.toFixed(2)}–${f.max.toFixed(2)}]` : '';
+    const cpu = f.cpuSeconds !== undefined ? `  CPU ${f.cpuSeconds.toFixed(2)} s` : '';
+    const peak = f.peakMiB !== undefined ? `  peak ${f.peakMiB.toFixed(0)} MiB` : '';
+    lines.push(`  ${f.label.padEnd(width)}  ${f.seconds.toFixed(3).padStart(8)} s${range}${cpu}${peak}${f.detail ? `  ${f.detail}` : ''}`);
   }
   lines.push('');
-  for (const r of report.ratios) lines.push(`  ${r.label.padEnd(width)}  ${r.value.toFixed(2).padStart(8)} ×${r.note ? `  (${r.note})` : ''}`);
+  for (const r of report.ratios) {
+    const range = r.min !== undefined && r.max !== undefined ? ` [${r.min.toFixed(2)}–${r.max.toFixed(2)}]` : '';
+    const goal = r.goal !== undefined ? `  goal ≤ ${r.goal}: ${r.value <= r.goal ? 'met' : 'not met'}` : '';
+    lines.push(`  ${r.label.padEnd(width)}  ${r.value.toFixed(2).padStart(8)} ×${range}${goal}${r.note ? `  (${r.note})` : ''}`);
+  }
   for (const n of report.notes ?? []) lines.push(`  ${n}`);
   return `${lines.join('\n')}\n`;
 }
@@ -38,6 +45,10 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const reports: BenchReport[] = [];
+  // Where and when: figures are only comparable on the same machine, and ratios to baselines of the same run.
+  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+  const machine = `${new Date().toISOString().slice(0, 10)}, ${cpu}, ${os.availableParallelism()} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, load average ${os.loadavg()[0]!.toFixed(1)}`;
+  if (!json) process.stdout.write(`# rocm-ebuild benchmarks: ${machine}\n\n`);
   try {
     for (const file of selected) {
       process.stderr.write(`running ${file.replace(/\.js$/, '')}…\n`);
@@ -50,7 +61,7 @@ async function main(): Promise<void> {
   } finally {
     await cleanup();
   }
-  if (json) process.stdout.write(`${JSON.stringify(reports, null, 2)}\n`);
+  if (json) process.stdout.write(`${JSON.stringify({ machine, reports }, null, 2)}\n`);
 }
 
 await main();

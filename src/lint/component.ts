@@ -124,12 +124,23 @@ export async function lintComponents(
     const o = options(c) ?? {};
     return { c, o, text: o.text ?? renderEbuild(c, model, { year: o.year ?? year }) };
   });
-  const lints = await Promise.all(inputs.map(({ c, o, text }) => lintComponent(c, model, { ...o, text, tools: undefined })));
   const wanted = inputs.filter(({ o }) => o.tools);
-  if (wanted.length === 0) return lints;
+  // bash and shellcheck are separate processes: started first, they run while our checks do.
   const texts = wanted.map((w) => w.text);
-  const syntax = await bashSyntaxAll(texts);
-  const style = wanted.some((w) => w.o.tools!.shellcheck) ? await shellcheckAll(texts) : texts.map(() => []);
+  const external =
+    wanted.length === 0
+      ? undefined
+      : Promise.all([bashSyntaxAll(texts), wanted.some((w) => w.o.tools!.shellcheck) ? shellcheckAll(texts) : texts.map(() => [])]);
+  // Awaited in any case, so a failing tool never leaves a rejection unhandled.
+  const settled = external?.then(
+    (r) => ({ ok: true as const, r }),
+    (err: unknown) => ({ ok: false as const, err }),
+  );
+  const lints = await Promise.all(inputs.map(({ c, o, text }) => lintComponent(c, model, { ...o, text, tools: undefined }))).finally(() => settled);
+  if (!settled) return lints;
+  const done = await settled;
+  if (!done.ok) throw done.err;
+  const [syntax, style] = done.r;
   wanted.forEach((w, i) => {
     const lint = lints[inputs.indexOf(w)]!;
     lint.tools.push(...syntax[i]!, ...(w.o.tools!.shellcheck ? style[i]! : []));
