@@ -1,49 +1,26 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import { BENCH_ROOT } from './dataset.js';
+import { deterministicDistfiles, digest, fingerprint, PINNED_ENV } from './fingerprint.js';
 import type { BenchReport } from './report.js';
-import { bestInterleaved, type Timing } from './timing.js';
+import { figure, interleaved, pairedRatio, timeCommand, type Stats, type Timing } from './timing.js';
 
 /**
- * A full 6.2.2 bump into a new overlay, and the same for a synthetic stack ten
- * times larger, each against a baseline measured in the same run: the same
- * number of plain `git add` + `git commit -s` invocations committing the very
- * same files (what a maintainer's script, or pkgdev commit, would do).
- * Distfiles are synthetic and already on disk (--offline): downloads are
- * measured by fetch.bench.
+ * A full 6.2.2 bump into a new overlay, whole process, against the floor:
+ * `git fast-import` of the very same commits into a new repository and
+ * `git read-tree -u` to check them out, and (for an empty hash cache) the
+ * floor plus openssl's two digests of the distfiles, run in parallel. Then a
+ * synthetic stack ten times larger, with the bump's peak memory. Distfiles
+ * are synthetic (64 KiB each, made from their names) and on disk (--offline): downloads are
+ * measured by fetch.bench, hashing at scale by hash.bench and manifest.bench.
  */
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = path.join(root, 'bin', 'run.js');
-const ROUNDS = Number(process.env.ROCM_EBUILD_BENCH_ROUNDS ?? 3);
-
-const env = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_AUTHOR_NAME: 'Bench',
-  GIT_AUTHOR_EMAIL: 'bench@example.org',
-  GIT_COMMITTER_NAME: 'Bench',
-  GIT_COMMITTER_EMAIL: 'bench@example.org',
-  NO_COLOR: '1',
-};
-
-function timeCommand(cmd: string, args: string[], cwd = root): Promise<Timing> {
-  return new Promise((resolve, reject) => {
-    const start = process.hrtime.bigint();
-    const child = spawn('bash', ['-c', 'TIMEFORMAT="%U %S"; { time "$@" >/dev/null 2>/tmp/rocm-ebuild-bench.err; } 2>&1', 'bash', cmd, ...args], { cwd, env });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('close', async (code) => {
-      if (code !== 0) return reject(new Error(`${cmd} ${args.join(' ')} failed: ${await fs.readFile('/tmp/rocm-ebuild-bench.err', 'utf8').catch(() => '')}`));
-      const m = /(\d+\.\d+) (\d+\.\d+)\s*$/.exec(out);
-      resolve({ seconds: Number(process.hrtime.bigint() - start) / 1e9, cpuSeconds: m ? Number(m[1]) + Number(m[2]) : 0 });
-    });
-  });
-}
+const ROUNDS = Number(process.env.ROCM_EBUILD_BENCH_ROUNDS ?? 5);
 
 /** A stack `copies` times the shipped one: every component cloned under a suffixed name. */
 async function syntheticManifest(dir: string, copies: number): Promise<string> {
@@ -52,7 +29,7 @@ async function syntheticManifest(dir: string, copies: number): Promise<string> {
   await fs.mkdir(path.join(dir, 'components'), { recursive: true });
   await fs.mkdir(path.join(dir, 'external'), { recursive: true });
   for (const f of await fs.readdir(path.join(src, 'external'))) await fs.copyFile(path.join(src, 'external', f), path.join(dir, 'external', f));
-  await fs.copyFile(path.join(src, 'targets.yaml'), path.join(dir, 'targets.yaml'));
+  for (const f of await fs.readdir(src)) if (f.endsWith('.yaml') && f !== 'stack.yaml') await fs.copyFile(path.join(src, f), path.join(dir, f));
   const stack = parse(await fs.readFile(path.join(src, 'stack.yaml'), 'utf8')) as Record<string, unknown>;
   delete stack.projects;
   delete stack.excluded;
@@ -75,86 +52,93 @@ async function syntheticManifest(dir: string, copies: number): Promise<string> {
   return path.join(dir, 'stack.yaml');
 }
 
-interface Plan {
-  packages: { distfiles: { name: string }[] }[];
+/** The distfiles of the plan, made from their names (so Manifests, and the fingerprint, are the same on every run). */
+async function distfilesFor(manifest: string, distdir: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+  await deterministicDistfiles(manifest, distdir, env);
+  return (await fs.readdir(distdir)).map((f) => path.join(distdir, f));
 }
 
-async function distfilesFor(manifest: string, distdir: string): Promise<void> {
-  const out = execFileSync(process.execPath, [bin, 'bump', '6.2.2', '--overlay', path.join(BENCH_ROOT, 'none'), '--manifest', manifest, '--dry-run', '--json'], { env, maxBuffer: 64 << 20 });
-  const plan = JSON.parse(out.toString()) as Plan;
-  await fs.mkdir(distdir, { recursive: true });
-  for (const p of plan.packages) {
-    for (const d of p.distfiles) {
-      const file = path.join(distdir, d.name);
-      if (!(await fs.stat(file).catch(() => undefined))) await fs.writeFile(file, randomBytes(64 * 1024));
-    }
-  }
+/** Peak resident memory of a Node process, written by a preloaded hook as it exits. */
+async function peakHook(dir: string): Promise<{ preload: string; read: () => Promise<number> }> {
+  const preload = path.join(dir, 'peak-rss.cjs');
+  const out = path.join(dir, 'peak-rss.txt');
+  await fs.writeFile(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, String(process.resourceUsage().maxRSS)));\n`);
+  return { preload, read: async () => Number(await fs.readFile(out, 'utf8')) / 1024 };
 }
 
-/** The baseline: replay the bump's commits one `git add` + `git commit -s` at a time. */
-async function replayWithGitCommit(reference: string, target: string): Promise<Timing> {
-  const shas = execFileSync('git', ['rev-list', '--reverse', 'HEAD'], { cwd: reference, env }).toString().trim().split('\n');
-  await fs.rm(target, { recursive: true, force: true });
-  await fs.mkdir(target, { recursive: true });
-  execFileSync('git', ['init', '-q'], { cwd: target, env });
-  // Materialise every commit's files first, so the timing holds only git's work.
-  const steps: { message: string; files: { path: string; content: Buffer }[] }[] = shas.map((sha) => ({
-    message: execFileSync('git', ['log', '-1', '--format=%B', sha], { cwd: reference, env }).toString(),
-    files: execFileSync('git', ['show', '--name-only', '--format=', sha], { cwd: reference, env })
-      .toString()
-      .trim()
-      .split('\n')
-      .map((p) => ({ path: p, content: execFileSync('git', ['show', `${sha}:${p}`], { cwd: reference, env }) })),
-  }));
-  const start = process.hrtime.bigint();
-  for (const s of steps) {
-    for (const f of s.files) {
-      await fs.mkdir(path.dirname(path.join(target, f.path)), { recursive: true });
-      await fs.writeFile(path.join(target, f.path), f.content);
-    }
-    execFileSync('git', ['add', '--', ...s.files.map((f) => f.path)], { cwd: target, env });
-    execFileSync('git', ['commit', '-q', '-m', s.message.replace(/\n\nSigned-off-by: .*\n?$/, '\n'), '-s'], { cwd: target, env });
-  }
-  // Node cannot report its children's CPU time, so the baseline gives wall time only.
-  return { seconds: Number(process.hrtime.bigint() - start) / 1e9, cpuSeconds: 0 };
+interface Measured {
+  commits: number;
+  fingerprint: string;
+  warm: Stats;
+  cold: Stats;
+  floor: Stats;
+  digests: Stats;
+  peakMiB: number[];
 }
 
-async function measure(label: string, manifest: string): Promise<{ ours: Timing; base: Timing; commits: number }> {
+async function measure(label: string, manifest: string, rounds: number): Promise<Measured> {
   const dir = path.join(BENCH_ROOT, `bump-${label}`);
+  await fs.rm(dir, { recursive: true, force: true });
+  await fs.mkdir(dir, { recursive: true });
+  const cache = path.join(dir, 'cache');
+  const env = { ...process.env, ...PINNED_ENV, HOME: dir, XDG_CACHE_HOME: cache };
   const distdir = path.join(dir, 'distfiles');
-  await distfilesFor(manifest, distdir);
+  const files = await distfilesFor(manifest, distdir, env);
   const overlay = path.join(dir, 'overlay');
-  const replay = path.join(dir, 'replay');
-  let commits = 0;
-  const best = await bestInterleaved(ROUNDS, {
-    ours: async () => {
-      await fs.rm(overlay, { recursive: true, force: true });
-      const t = await timeCommand(process.execPath, [bin, 'bump', '6.2.2', '--overlay', overlay, '--manifest', manifest, '--distdir', distdir, '--offline']);
-      commits = Number(execFileSync('git', ['rev-list', '--count', 'HEAD'], { cwd: overlay, env }).toString().trim());
-      return t;
-    },
-    base: () => replayWithGitCommit(overlay, replay),
+  const hashCache = path.join(cache, 'rocm-ebuild', 'hash-cache.json');
+  const peak = await peakHook(dir);
+  const peakMiB: number[] = [];
+  const bump = (cold: boolean) => async (): Promise<Timing> => {
+    await fs.rm(overlay, { recursive: true, force: true });
+    if (cold) await fs.rm(hashCache, { force: true });
+    const t = await timeCommand(process.execPath, ['--require', peak.preload, bin, 'bump', '6.2.2', '--overlay', overlay, '--manifest', manifest, '--distdir', distdir, '--offline'], { env });
+    peakMiB.push(await peak.read());
+    return t;
+  };
+  // A first bump: the commits the floor replays, and a warm hash cache.
+  await bump(false)();
+  const commits = Number(execFileSync('git', ['rev-list', '--count', 'HEAD'], { cwd: overlay, env }).toString().trim());
+  const print = fingerprint(overlay, env);
+  const stream = path.join(dir, 'commits.fi');
+  await fs.writeFile(stream, execFileSync('git', ['fast-export', '--all'], { cwd: overlay, env, maxBuffer: 1 << 30 }));
+  const floorRepo = path.join(dir, 'floor');
+  const floorScript = 'rm -rf "$1" && git init -q "$1" && cd "$1" && git fast-import --quiet < "$2" && git read-tree -u -m HEAD';
+  const t = await interleaved(rounds, {
+    warm: bump(false),
+    cold: bump(true),
+    floor: () => timeCommand('bash', ['-c', floorScript, 'bash', floorRepo, stream], { env }),
+    digests: () => timeCommand('bash', ['-c', 'openssl dgst -blake2b512 "$@" > /dev/null & openssl dgst -sha512 "$@" > /dev/null; wait', 'bash', ...files], { env }),
   });
-  return { ...best, commits };
+  return { commits, fingerprint: digest(print), ...t, peakMiB };
 }
 
 export async function run(): Promise<BenchReport> {
-  const real = await measure('6.2.2', path.join(root, 'manifest', 'stack.yaml'));
-  const synthetic = await measure('x10', await syntheticManifest(path.join(BENCH_ROOT, 'stack-x10'), 10));
-  const fig = (label: string, t: Timing, detail: string) => ({ label, seconds: t.seconds, ...(t.cpuSeconds ? { cpuSeconds: t.cpuSeconds } : {}), detail });
+  const real = await measure('6.2.2', path.join(root, 'manifest', 'stack.yaml'), ROUNDS);
+  const x10 = await measure('x10', await syntheticManifest(path.join(BENCH_ROOT, 'stack-x10'), 10), Math.max(1, Math.ceil(ROUNDS / 2)));
+  const withDigests = (m: Measured) => (i: number) => m.floor.runs[i]!.seconds + m.digests.runs[i]!.seconds;
+  const mib = (xs: number[]) => Math.max(...xs);
   return {
-    title: `bump: a whole stack into a new overlay (best of ${ROUNDS})`,
+    title: `bump into a new overlay, whole process, against the git floor (median of alternating runs [min–max]; 10×: ${Math.ceil(ROUNDS / 2)} rounds)`,
     figures: [
-      fig('rocm-ebuild bump 6.2.2', real.ours, `${real.commits} commits, render + lint + hash + commit`),
-      fig('baseline: git add + commit -s', real.base, `${real.commits} commits of the same files`),
-      fig('rocm-ebuild bump, 10× stack', synthetic.ours, `${synthetic.commits} commits`),
-      fig('baseline: git add + commit -s, 10×', synthetic.base, `${synthetic.commits} commits of the same files`),
+      { ...figure('bump 6.2.2, hash cache warm', real.warm, `${real.commits} commits`), peakMiB: mib(real.peakMiB) },
+      figure('bump 6.2.2, hash cache empty', real.cold),
+      figure('floor: git fast-import + read-tree -u', real.floor, `the same ${real.commits} commits`),
+      figure('openssl blake2b + sha512 in parallel', real.digests, 'the same distfiles'),
+      { ...figure('bump 10× stack, hash cache warm', x10.warm, `${x10.commits} commits`), peakMiB: mib(x10.peakMiB) },
+      figure('bump 10× stack, hash cache empty', x10.cold),
+      figure('floor 10×: git fast-import + read-tree -u', x10.floor, `the same ${x10.commits} commits`),
     ],
     ratios: [
-      { label: '6.2.2: bump / baseline', value: real.ours.seconds / real.base.seconds, note: 'below 1: the whole bump is faster than committing its files by hand' },
-      { label: '10×: bump / baseline', value: synthetic.ours.seconds / synthetic.base.seconds },
-      { label: '10× / 6.2.2 (bump)', value: synthetic.ours.seconds / real.ours.seconds, note: `for ${(synthetic.commits / real.commits).toFixed(1)}× the commits` },
+      { label: '6.2.2, warm cache / floor', ...pairedRatio(real.warm, real.floor), goal: 3 },
+      { label: '6.2.2, empty cache / (floor + digests)', ...pairedRatio(real.cold, withDigests(real)), goal: 1.5 },
+      { label: 'CPU: 6.2.2 warm / floor', ...pairedRatio(real.warm, real.floor, 'cpuSeconds') },
+      { label: '10×, warm cache / floor', ...pairedRatio(x10.warm, x10.floor) },
+      { label: '10× / 6.2.2 (warm)', value: x10.warm.seconds / real.warm.seconds, note: `for ${(x10.commits / real.commits).toFixed(1)}× the commits` },
+      { label: 'peak memory of the 10× bump / 300 MiB', value: mib(x10.peakMiB) / 300, goal: 1, note: `${mib(x10.peakMiB).toFixed(0)} MiB: the Node process's maxRSS (git runs in its own)` },
     ],
-    notes: ['The bump includes starting Node, loading and validating the manifest, rendering, the QA checks of every ebuild, hashing the distfiles (cache cold on the first round) and the commits.'],
+    notes: [
+      `Output fingerprint (tree, identity, message and hash of every commit, dates pinned): 6.2.2 ${real.fingerprint.slice(0, 16)}…, 10× ${x10.fingerprint.slice(0, 16)}…; the same build gives the same value, so a faster build that writes other commits shows here.`,
+      'Each bump starts Node, loads and validates the manifest, renders and QA-checks every ebuild (bash -n included), hashes the distfiles (or reads the hash cache) and commits through one git fast-import.',
+    ],
   };
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { ensureDistfiles } from '../src/distfiles/index.js';
 import { BENCH_ROOT, dataset, warm } from './dataset.js';
 import type { BenchReport } from './report.js';
-import { bestInterleaved, mib, rate, timeCommand, timeInProcess, type Timing } from './timing.js';
+import { figure, interleaved, mib, rate, timeCommand, timeInProcess, type Stats, type Timing } from './timing.js';
 
 const MiB = 1024 * 1024;
 /** 50 files from 0.5 to 10 MiB, in a shuffled order of sizes. */
@@ -65,15 +65,15 @@ export async function run(): Promise<BenchReport> {
   };
 
   try {
-    const t = await bestInterleaved(RUNS, {
+    const t = await interleaved(RUNS, {
       engine: engine(),
       engine1: engine(1),
       portage: sequential(true),
       wgetOnly: sequential(false),
     });
-    const fig = (label: string, x: Timing) => ({ label, seconds: x.seconds, cpuSeconds: x.cpuSeconds, detail: rate(total, x.seconds) });
+    const fig = (label: string, x: Stats) => figure(label, x, rate(total, x.seconds));
     return {
-      title: `fetching 50 files (${mib(total)}) from 127.0.0.1 into an empty distdir, hashes included (best of ${RUNS} interleaved)`,
+      title: `fetching 50 files (${mib(total)}) from 127.0.0.1 into an empty distdir, hashes included (median of ${RUNS} interleaved runs)`,
       figures: [
         fig('rocm-ebuild engine (default --jobs 4)', t.engine),
         fig('rocm-ebuild engine --jobs 1', t.engine1),

@@ -3,7 +3,7 @@ import { hashFiles, type ManifestEntry } from '../src/distfiles/index.js';
 import { dataset, warm } from './dataset.js';
 import type { BenchReport } from './report.js';
 import { busiestNewThread } from './thread-cpu.js';
-import { bestInterleaved, mib, rate, timeCommand, timeInProcess, type Timing } from './timing.js';
+import { figure, interleaved, mib, rate, timeCommand, timeInProcess, type Stats, type Timing } from './timing.js';
 
 const MiB = 1024 * 1024;
 /** 1 GiB in 11 files, from a 256 MiB llvm-project-sized tarball down to small ones. */
@@ -37,7 +37,7 @@ export async function run(): Promise<BenchReport> {
   let ours = new Map<string, ManifestEntry>();
   let blakeOut = '';
   let shaOut = '';
-  const t = await bestInterleaved(RUNS, {
+  const t = await interleaved(RUNS, {
     engine: () =>
       timeInProcess(async () => {
         ours = await hashFiles(files, { cacheFile: false });
@@ -92,9 +92,9 @@ export async function run(): Promise<BenchReport> {
         ],
       }
     : { figures: [], ratios: [] };
-  const fig = (label: string, x: Timing) => ({ label, seconds: x.seconds, cpuSeconds: x.cpuSeconds, detail: rate(total, x.seconds) });
+  const fig = (label: string, x: Stats) => figure(label, x, rate(total, x.seconds));
   return {
-    title: `hashing ${mib(total)} in ${files.length} files (page cache warm, ${cores} cores, best of ${RUNS} interleaved)`,
+    title: `hashing ${mib(total)} in ${files.length} files (page cache warm, ${cores} cores, median of ${RUNS} interleaved runs)`,
     figures: [
       fig('rocm-ebuild engine (BLAKE2B+SHA512, one read)', t.engine),
       fig('same engine on one thread', t.oneThread),

@@ -43,25 +43,6 @@ export function timeCommand(command: string, args: string[], options: { env?: No
   });
 }
 
-/**
- * Runs each contender `rounds` times, interleaved (A B C, A B C, …) so that
- * load from elsewhere on the machine falls on all of them alike, and keeps
- * each one's fastest run: the one least disturbed.
- */
-export async function bestInterleaved<K extends string>(
-  rounds: number,
-  contenders: Record<K, () => Promise<Timing>>,
-): Promise<Record<K, Timing>> {
-  const bestOf = {} as Record<K, Timing>;
-  for (let i = 0; i < rounds; i++) {
-    for (const key of Object.keys(contenders) as K[]) {
-      const t = await contenders[key]();
-      if (!bestOf[key] || t.seconds < bestOf[key].seconds) bestOf[key] = t;
-    }
-  }
-  return bestOf;
-}
-
 export function mib(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 }
