@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { stat } from 'node:fs/promises';
-import fg from 'fast-glob';
+import { createRequire } from 'node:module';
 import { sortIssues, type ManifestIssue } from './issues.js';
 import { SchemaValidator } from './schema-validator.js';
 import type { ComponentSpec, ExternalSpec, StackSpec } from './types.js';
@@ -89,6 +89,8 @@ function topKeys(broken: (string | number)[][]): Set<string> {
  * instead of their being skipped without a word.
  */
 async function matchFiles(patterns: string[], dir: string): Promise<string[]> {
+  // fast-glob is loaded here, when files are listed: not by runs that take a checked manifest from the cache.
+  const fg = createRequire(import.meta.url)('fast-glob') as typeof import('fast-glob');
   const found = await fg(patterns, { cwd: dir, absolute: true, onlyFiles: false, followSymbolicLinks: false, dot: false });
   return [...new Set(found)].sort();
 }

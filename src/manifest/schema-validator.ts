@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Ajv, type ErrorObject, type AnySchemaObject } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, AnySchemaObject } from 'ajv';
 import { schemasDir } from '../paths.js';
 import type { ManifestIssue } from './issues.js';
 import { jsonPath, locate, pointerSegments, writtenText, type YamlSource } from './yaml-source.js';
@@ -29,7 +30,9 @@ export class SchemaValidator {
   private readonly ajv: AjvInstance;
 
   constructor(dir = schemasDir) {
-    this.ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
+    // ajv is loaded when a schema is first needed, not by runs that take a checked manifest from the cache.
+    const { Ajv: AjvClass } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+    this.ajv = new AjvClass({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
     this.ajv.addKeyword({ keyword: 'x-hint', schemaType: 'string' });
     for (const name of readdirSync(dir).filter((f) => f.endsWith('.schema.json')).sort()) {
       const schema = JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as AnySchemaObject;

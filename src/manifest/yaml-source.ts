@@ -1,17 +1,18 @@
 import { constants, lstat, open, readlink } from 'node:fs/promises';
-import {
-  isAlias,
-  isCollection,
-  isMap,
-  isPair,
-  isScalar,
-  isSeq,
-  LineCounter,
-  parseDocument,
-  type Alias,
-  type Document,
-  type Node,
-} from 'yaml';
+import { createRequire } from 'node:module';
+import type { Alias, Document, LineCounter, Node, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
+
+// The yaml library is loaded on the first parse: a run that takes a checked
+// manifest from the cache (stack-check/cache.ts) parses nothing. Its Node
+// build is CommonJS, so this is the instance `import 'yaml'` gives elsewhere.
+let yamlModule: typeof import('yaml') | undefined;
+const yaml = (): typeof import('yaml') => (yamlModule ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
+const isAlias = (n: unknown): n is Alias => yaml().isAlias(n);
+const isCollection = (n: unknown): n is YAMLMap | YAMLSeq => yaml().isCollection(n);
+const isMap = (n: unknown): n is YAMLMap => yaml().isMap(n);
+const isPair = (n: unknown): n is Pair => yaml().isPair(n);
+const isScalar = (n: unknown): n is Scalar => yaml().isScalar(n);
+const isSeq = (n: unknown): n is YAMLSeq => yaml().isSeq(n);
 import type { ManifestIssue } from './issues.js';
 
 /** A parsed YAML file that can still tell where each value came from. */
@@ -106,9 +107,9 @@ export async function readYamlSource(
 }
 
 export function parseYamlSource(file: string, text: string): SourceRead {
-  const lines = new LineCounter();
+  const lines = new (yaml().LineCounter)();
   // YAML 1.2 core schema: `on`, `yes`, `ON` stay strings, which CMake values need.
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, version: '1.2' });
+  const doc = yaml().parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, version: '1.2' });
   const at = (offset: number | undefined): Position => {
     if (offset === undefined) return { line: 1, column: 1 };
     const pos = lines.linePos(offset);

@@ -9,9 +9,10 @@ import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
 import { defaultManifestPath } from '../paths.js';
 import { formatIssue, ManifestError, sortIssues, type ManifestIssue } from '../manifest/issues.js';
-import { readManifest, type BrokenParts, type Manifest, type ReadOptions } from '../manifest/load.js';
+import { readManifest, resolveManifestPath, type BrokenParts, type Manifest, type ReadOptions } from '../manifest/load.js';
 import { knownReleases, releaseModel, resolveStack, type StackModel } from '../model/resolve.js';
-import { loadPolicies, releasePolicies } from '../model/targets.js';
+import { loadPolicies, releasePolicies, type Policies } from '../model/targets.js';
+import { computeKey, readCachedManifest, writeCachedManifest } from './cache.js';
 import { checkContext } from './context.js';
 import { checkDistfiles } from './distfiles.js';
 import { checkFiles } from './files.js';
@@ -81,9 +82,35 @@ function userError(err: ManifestError): UserError {
   return new UserError(`${err.message}:\n${err.issues.map((i) => formatIssue(i)).join('\n')}`, ExitCode.invalidInput, { issues: err.issues });
 }
 
+/** Target policies that came with a cached manifest, for stackFor. */
+const cachedPolicies = new WeakMap<Manifest, Policies>();
+
+/**
+ * loadManifest through the cache of checked manifests (stack-check/cache.ts):
+ * a manifest unchanged since a run that found it valid is not read, validated
+ * and checked again. ROCM_EBUILD_NO_CACHE=1 turns the cache off.
+ */
+async function loadManifestCached(file: string): Promise<Manifest> {
+  const stackFile = await resolveManifestPath(file);
+  const hit = await readCachedManifest(stackFile);
+  if (hit) {
+    cachedPolicies.set(hit.manifest, hit.policies);
+    return hit.manifest;
+  }
+  const before = await computeKey(stackFile);
+  const manifest = await loadManifest(stackFile);
+  if (before) {
+    const policies = await loadPolicies(manifest);
+    if (!('issues' in policies)) await writeCachedManifest(stackFile, { manifest, policies }, { before, after: await computeKey(stackFile) });
+  }
+  return manifest;
+}
+
 /** Load a manifest (default: the shipped one), turning every problem into one user error (exit 2). */
 export async function loadManifestOrFail(file: string | undefined, options: ReadOptions = {}): Promise<Manifest> {
   try {
+    // A caller's own reader (tests sharing parsed files) bypasses the cache.
+    if (!options.readSource && !process.env.ROCM_EBUILD_NO_CACHE) return await loadManifestCached(file ?? defaultManifestPath);
     return await loadManifest(file ?? defaultManifestPath, options);
   } catch (err) {
     if (err instanceof ManifestError) throw userError(err);
@@ -97,7 +124,7 @@ export async function stackFor(manifest: Manifest, version: string): Promise<Sta
   if (!known.includes(version)) {
     throw new UserError(`release ${version} is not in the manifest ${manifest.file}; it knows ${known.join(', ')}`, ExitCode.invalidInput, { known });
   }
-  const policies = await loadPolicies(manifest);
+  const policies = cachedPolicies.get(manifest) ?? (await loadPolicies(manifest));
   if ('issues' in policies) throw userError(new ManifestError(policies.issues));
   return resolveStack(manifest, releaseModel(manifest, version, policies.byRelease.get(version)!)!);
 }
