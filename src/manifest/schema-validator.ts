@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { Ajv, ErrorObject, AnySchemaObject } from 'ajv';
@@ -7,8 +9,43 @@ import type { ManifestIssue } from './issues.js';
 import { jsonPath, locate, pointerSegments, writtenText, type YamlSource } from './yaml-source.js';
 
 type AjvInstance = InstanceType<typeof Ajv>;
+type ValidateFunction = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 
-const SCHEMA_BASE = 'https://rocm-ebuild.invalid/schemas/';
+/** ajv as the validator uses it; `source` keeps the generated code (for build-validators). */
+export function newAjv(options: { source?: boolean } = {}): AjvInstance {
+  const { Ajv: AjvClass } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+  const ajv = new AjvClass({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true, ...(options.source ? { code: { source: true } } : {}) });
+  ajv.addKeyword({ keyword: 'x-hint', schemaType: 'string' });
+  return ajv;
+}
+
+/** Every schema of `dir` (and the derived partial component schema), with a digest of the files. */
+export function loadSchemas(dir = schemasDir): { list: AnySchemaObject[]; digest: string } {
+  const hash = createHash('sha256');
+  const list: AnySchemaObject[] = [];
+  for (const name of readdirSync(dir).filter((f) => f.endsWith('.schema.json')).sort()) {
+    const text = readFileSync(path.join(dir, name), 'utf8');
+    hash.update(`${name}\0${text}\0`);
+    const schema = JSON.parse(text) as AnySchemaObject;
+    list.push(schema);
+    if (name === 'component.schema.json') list.push(partialComponentSchema(schema));
+  }
+  return { list, digest: hash.digest('hex') };
+}
+
+/** Where `npm run build` writes the validation code ajv generates (build-validators.ts). */
+export const GENERATED_VALIDATORS = fileURLToPath(new URL('./validators.generated.cjs', import.meta.url));
+
+export function generatedValidators(digest: string): Record<string, ValidateFunction> | undefined {
+  try {
+    const mod = createRequire(import.meta.url)(GENERATED_VALIDATORS) as { schemasDigest?: string; validators?: Record<string, ValidateFunction> };
+    return mod.schemasDigest === digest ? mod.validators : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export const SCHEMA_BASE = 'https://rocm-ebuild.invalid/schemas/';
 
 /** Keys of a component that may be partially given inside `overrides[].set`. */
 const MERGEABLE_DEFINITIONS = ['cmake', 'targets', 'llvm', 'python', 'tests', 'phases', 'phaseCode', 'useFlagSpec'];
@@ -27,18 +64,34 @@ export interface Checked {
  * the schema's own `x-hint` annotations.
  */
 export class SchemaValidator {
-  private readonly ajv: AjvInstance;
-
-  constructor(dir = schemasDir) {
-    // ajv is loaded when a schema is first needed, not by runs that take a checked manifest from the cache.
-    const { Ajv: AjvClass } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
-    this.ajv = new AjvClass({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
-    this.ajv.addKeyword({ keyword: 'x-hint', schemaType: 'string' });
-    for (const name of readdirSync(dir).filter((f) => f.endsWith('.schema.json')).sort()) {
-      const schema = JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as AnySchemaObject;
-      this.ajv.addSchema(schema);
-      if (name === 'component.schema.json') this.ajv.addSchema(partialComponentSchema(schema));
+  constructor(dir = schemasDir, options: { generated?: boolean } = {}) {
+    const schemas = loadSchemas(dir);
+    for (const schema of schemas.list) this.byId.set(String(schema.$id), schema);
+    // The validation code generated at build time (npm run build), when it was
+    // generated from these very schemas; else ajv compiles them here. ajv is
+    // loaded only then, not by runs that take a checked manifest from the cache.
+    const generated = options.generated === false ? undefined : generatedValidators(schemas.digest);
+    if (generated) {
+      this.getValidator = (id) => generated[id.slice(SCHEMA_BASE.length)];
+    } else {
+      const ajv = newAjv();
+      for (const schema of schemas.list) ajv.addSchema(schema);
+      this.getValidator = (id) => ajv.getSchema(id) as ValidateFunction | undefined;
     }
+  }
+
+  private readonly getValidator: (id: string) => ValidateFunction | undefined;
+  private readonly byId = new Map<string, AnySchemaObject>();
+
+  /** The (sub)schema a `$ref` names: a schema's $id and a JSON pointer fragment, as ajv resolves them. */
+  private schemaAt(ref: string): AnySchemaObject | undefined {
+    const [id, fragment = ''] = ref.split('#');
+    let s: unknown = this.byId.get(id!);
+    for (const seg of fragment.split('/').slice(1)) {
+      if (typeof s !== 'object' || s === null) return undefined;
+      s = (s as Record<string, unknown>)[decodeURIComponent(seg).replace(/~1/g, '/').replace(/~0/g, '~')];
+    }
+    return typeof s === 'object' && s !== null ? (s as AnySchemaObject) : undefined;
   }
 
   static shared(): SchemaValidator {
@@ -92,7 +145,7 @@ export class SchemaValidator {
     segments: readonly (string | number)[],
     context: string,
   ): Checked {
-    const validate = this.ajv.getSchema(SCHEMA_BASE + schema);
+    const validate = this.getValidator(SCHEMA_BASE + schema);
     if (!validate) throw new Error(`schema ${schema} is not loaded`);
     if (validate(value)) return { issues: [], broken: [] };
     const errors = validate.errors ?? [];
@@ -235,7 +288,7 @@ export class SchemaValidator {
       if (typeof s['x-hint'] === 'string') return s['x-hint'];
       if (typeof s.$ref !== 'string') return undefined;
       const ref = s.$ref.startsWith('#') ? undefined : new URL(s.$ref, SCHEMA_BASE).href;
-      s = ref ? (this.ajv.getSchema(ref)?.schema as AnySchemaObject | undefined) : undefined;
+      s = ref ? this.schemaAt(ref) : undefined;
     }
     return undefined;
   }

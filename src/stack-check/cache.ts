@@ -114,7 +114,7 @@ async function codeKey(hash: ReturnType<typeof createHash>): Promise<void> {
   const dist = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
   const entries = await fs.readdir(dist, { withFileTypes: true, recursive: true });
   const files = entries
-    .filter((e) => e.isFile() && e.name.endsWith('.js'))
+    .filter((e) => e.isFile() && (e.name.endsWith('.js') || e.name.endsWith('.cjs')))
     .map((e) => path.join(e.parentPath ?? (e as unknown as { path: string }).path, e.name))
     .sort();
   const stats = await Promise.all(files.map((f) => fs.stat(f)));
