@@ -1,13 +1,8 @@
-import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { cacheHome } from '../util/cache-home.js';
 
-/** $XDG_CACHE_HOME/rocm-ebuild, or ~/.cache/rocm-ebuild (XDG Base Directory spec: relative values are ignored). */
-export function cacheHome(env: NodeJS.ProcessEnv = process.env): string {
-  const xdg = env.XDG_CACHE_HOME;
-  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(env.HOME || os.homedir(), '.cache');
-  return path.join(base, 'rocm-ebuild');
-}
+export { cacheHome };
 
 /** --distdir, else $DISTDIR (as Portage exports it), else a directory under the user's cache. */
 export function resolveDistdir(flag?: string, env: NodeJS.ProcessEnv = process.env): string {

@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs, type Dirent } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import { schemasDir } from '../paths.js';
+import { cacheHome } from '../util/cache-home.js';
 import type { Manifest } from '../manifest/load.js';
 import { parseYamlSource, type YamlSource } from '../manifest/yaml-source.js';
 import type { Policies } from '../model/targets.js';
@@ -38,12 +39,13 @@ const MAX_FILES = 4000;
 const MAX_BYTES = 64 * 1024 * 1024;
 /** Entries kept: one per manifest location, the least recently written dropped beyond this. */
 const MAX_ENTRIES = 32;
+/** A temporary file older than this is a killed run's, not a write in progress. */
+const STALE_TMP_MS = 10 * 60 * 1000;
 
-/** $XDG_CACHE_HOME/rocm-ebuild, or ~/.cache/rocm-ebuild (relative XDG values are ignored, as the spec says). */
-export function cacheHome(env: NodeJS.ProcessEnv = process.env): string {
-  const xdg = env.XDG_CACHE_HOME;
-  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(env.HOME || os.homedir(), '.cache');
-  return path.join(base, 'rocm-ebuild');
+/** ROCM_EBUILD_NO_CACHE set to anything but "" or "0": every run reads, validates and checks the manifest afresh. */
+export function cacheDisabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  const v = env.ROCM_EBUILD_NO_CACHE;
+  return v !== undefined && v !== '' && v !== '0';
 }
 
 export function manifestCacheFile(stackFile: string, env: NodeJS.ProcessEnv = process.env): string {
@@ -68,50 +70,71 @@ interface Entry {
   policies: Policies;
 }
 
-/** Everything under `dir`, sorted, with its content hash; undefined when it is not cacheable. */
+/**
+ * Everything under `dir`, sorted, with its content, into `hash`; false when
+ * it is not cacheable (too big, something that is not a file or directory,
+ * a directory link that loops). Links are followed, files and directories
+ * alike, and hashed as what they lead to: the load follows them too (a
+ * `components` directory that is a link to a checkout elsewhere is read
+ * through it), so a retargeted link, or an edit behind one, changes the key.
+ */
 async function treeKey(dir: string, hash: ReturnType<typeof createHash>): Promise<boolean> {
-  let entries: Dirent[];
-  try {
-    entries = await fs.readdir(dir, { withFileTypes: true, recursive: true });
-  } catch {
-    return false;
-  }
-  if (entries.length > MAX_FILES) return false;
-  const rel = (e: Dirent) => path.relative(dir, path.join(e.parentPath ?? (e as unknown as { path: string }).path, e.name));
-  const sorted = entries.map((e) => ({ e, name: rel(e) })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  let bytes = 0;
-  for (const { e, name } of sorted) {
-    if (e.isDirectory()) {
-      hash.update(`d ${name}\0`);
-      continue;
-    }
-    // A link is hashed as what it points to (the load follows it); anything else that is not a
-    // regular file (a FIFO given as a component) is left to the load to refuse, uncached.
-    const full = path.join(dir, name);
-    let content: Buffer;
+  const budget = { files: MAX_FILES, bytes: MAX_BYTES };
+  const visited = new Set<string>();
+  const walk = async (at: string, prefix: string): Promise<boolean> => {
+    let real: string;
+    let entries: Dirent[];
     try {
-      const st = await fs.stat(full);
-      if (st.isDirectory()) {
-        hash.update(`l ${name} -> dir\0`);
+      real = await fs.realpath(at);
+      entries = await fs.readdir(at, { withFileTypes: true });
+    } catch {
+      return false;
+    }
+    // A link back to a directory being walked would never end; such a manifest is not cached.
+    if (visited.has(real)) return false;
+    visited.add(real);
+    const names = entries.map((e) => e.name).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    budget.files -= names.length;
+    if (budget.files < 0) return false;
+    // Stat and read in parallel (most of the key's cost is waiting on the file system), hash in name order.
+    const stats = await Promise.all(names.map((name) => fs.stat(path.join(at, name)).catch(() => undefined)));
+    for (const st of stats) if (st?.isFile()) budget.bytes -= st.size;
+    if (budget.bytes < 0) return false;
+    const contents = await Promise.all(names.map((name, i) => (stats[i]?.isFile() ? fs.readFile(path.join(at, name)).catch(() => undefined) : undefined)));
+    for (const [i, name] of names.entries()) {
+      const rel = `${prefix}${name}`;
+      const st = stats[i];
+      if (!st) {
+        // A dangling link: its target's absence is what the load saw too.
+        hash.update(`x ${rel}\0`);
         continue;
       }
-      if (!st.isFile()) return false;
-      bytes += st.size;
-      if (bytes > MAX_BYTES) return false;
-      content = await fs.readFile(full);
-    } catch {
-      // A dangling link: its target's absence is what the load saw too.
-      hash.update(`x ${name}\0`);
-      continue;
+      if (st.isDirectory()) {
+        hash.update(`d ${rel}\0`);
+        if (!(await walk(path.join(at, name), `${rel}/`))) return false;
+        continue;
+      }
+      // Anything else that is not a regular file (a FIFO given as a component) is left to the load to refuse, uncached.
+      const content = contents[i];
+      if (!st.isFile() || !content) return false;
+      hash.update(`f ${rel} ${content.length}\0`).update(content);
     }
-    hash.update(`f ${name} ${content.length}\0`).update(content);
-  }
-  return true;
+    visited.delete(real);
+    return true;
+  };
+  return walk(dir, '');
 }
 
-/** The compiled code: size, mtime and inode of every module (a rebuild or an upgrade changes them). */
+/** The libraries whose verdict or output a load depends on: a different version may read or validate otherwise. */
+const LIBRARIES = ['yaml', 'ajv', 'fast-glob', 'web-tree-sitter', 'tree-sitter-bash'];
+
+/**
+ * The code: size, mtime and inode of every compiled module (a rebuild or an
+ * upgrade changes them), and the package.json of each library the load uses
+ * (an `npm install` that brings another version of one).
+ */
 async function codeKey(hash: ReturnType<typeof createHash>): Promise<void> {
-  const dist = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+  const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
   const entries = await fs.readdir(dist, { withFileTypes: true, recursive: true });
   const files = entries
     .filter((e) => e.isFile() && (e.name.endsWith('.js') || e.name.endsWith('.cjs')))
@@ -119,6 +142,17 @@ async function codeKey(hash: ReturnType<typeof createHash>): Promise<void> {
     .sort();
   const stats = await Promise.all(files.map((f) => fs.stat(f)));
   files.forEach((f, i) => hash.update(`${path.relative(dist, f)} ${stats[i]!.size} ${stats[i]!.mtimeMs} ${stats[i]!.ino}\0`));
+  for (const name of LIBRARIES) {
+    let manifest = '';
+    try {
+      const entry = fileURLToPath(import.meta.resolve(name));
+      const at = entry.lastIndexOf(`${path.sep}node_modules${path.sep}${name}${path.sep}`);
+      if (at >= 0) manifest = await fs.readFile(path.join(entry.slice(0, at), 'node_modules', name, 'package.json'), 'utf8');
+    } catch {
+      // Not installed where this module resolves it: the load would fail, and nothing would be stored.
+    }
+    hash.update(`lib ${name} ${manifest.length}\0${manifest}\0`);
+  }
 }
 
 /** The key of everything a load reads; undefined when the manifest's directory is not cacheable. */
@@ -230,11 +264,22 @@ export async function readCachedManifest(stackFile: string, env: NodeJS.ProcessE
   return { manifest, policies: entry.policies };
 }
 
-/** Drop the oldest entries beyond MAX_ENTRIES (manifests in temporary directories, long gone). */
+/**
+ * Drop the oldest entries beyond MAX_ENTRIES (manifests in temporary
+ * directories, long gone), and temporary files a killed run left (kill -9
+ * between write and rename) once they are old enough not to be a concurrent
+ * run's write in progress.
+ */
 async function prune(dir: string): Promise<void> {
-  const names = (await fs.readdir(dir)).filter((f) => f.endsWith('.v8'));
-  if (names.length <= MAX_ENTRIES) return;
-  const aged = await Promise.all(names.map(async (f) => ({ f, t: (await fs.stat(path.join(dir, f)).catch(() => undefined))?.mtimeMs ?? 0 })));
+  const names = await fs.readdir(dir);
+  const now = Date.now();
+  for (const f of names.filter((n) => n.endsWith('.tmp'))) {
+    const st = await fs.stat(path.join(dir, f)).catch(() => undefined);
+    if (st && now - st.mtimeMs > STALE_TMP_MS) await fs.rm(path.join(dir, f), { force: true });
+  }
+  const entries = names.filter((f) => f.endsWith('.v8'));
+  if (entries.length <= MAX_ENTRIES) return;
+  const aged = await Promise.all(entries.map(async (f) => ({ f, t: (await fs.stat(path.join(dir, f)).catch(() => undefined))?.mtimeMs ?? 0 })));
   aged.sort((a, b) => b.t - a.t);
   for (const { f } of aged.slice(MAX_ENTRIES)) await fs.rm(path.join(dir, f), { force: true });
 }

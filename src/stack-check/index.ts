@@ -12,7 +12,7 @@ import { formatIssue, ManifestError, sortIssues, type ManifestIssue } from '../m
 import { readManifest, resolveManifestPath, type BrokenParts, type Manifest, type ReadOptions } from '../manifest/load.js';
 import { knownReleases, releaseModel, resolveStack, type StackModel } from '../model/resolve.js';
 import { loadPolicies, releasePolicies, type Policies } from '../model/targets.js';
-import { computeKey, readCachedManifest, writeCachedManifest } from './cache.js';
+import { cacheDisabled, computeKey, readCachedManifest, writeCachedManifest } from './cache.js';
 import { checkContext } from './context.js';
 import { checkDistfiles } from './distfiles.js';
 import { checkFiles } from './files.js';
@@ -88,7 +88,7 @@ const cachedPolicies = new WeakMap<Manifest, Policies>();
 /**
  * loadManifest through the cache of checked manifests (stack-check/cache.ts):
  * a manifest unchanged since a run that found it valid is not read, validated
- * and checked again. ROCM_EBUILD_NO_CACHE=1 turns the cache off.
+ * and checked again. ROCM_EBUILD_NO_CACHE=1 turns the cache off (see cacheDisabled).
  */
 async function loadManifestCached(file: string): Promise<Manifest> {
   const stackFile = await resolveManifestPath(file);
@@ -110,7 +110,7 @@ async function loadManifestCached(file: string): Promise<Manifest> {
 export async function loadManifestOrFail(file: string | undefined, options: ReadOptions = {}): Promise<Manifest> {
   try {
     // A caller's own reader (tests sharing parsed files) bypasses the cache.
-    if (!options.readSource && !process.env.ROCM_EBUILD_NO_CACHE) return await loadManifestCached(file ?? defaultManifestPath);
+    if (!options.readSource && !cacheDisabled()) return await loadManifestCached(file ?? defaultManifestPath);
     return await loadManifest(file ?? defaultManifestPath, options);
   } catch (err) {
     if (err instanceof ManifestError) throw userError(err);

@@ -1,9 +1,10 @@
 import { strict as assert } from 'node:assert';
-import { cp, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { cp, mkdir, readdir, readFile, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { manifestCacheFile, readCachedManifest } from '../../src/stack-check/cache.js';
+import { cacheDisabled, manifestCacheFile, readCachedManifest } from '../../src/stack-check/cache.js';
 import { loadManifestOrFail, stackFor } from '../../src/stack-check/index.js';
-import { removeDir, root, runCli, tempDir } from '../helpers/project.js';
+import { bin, removeDir, root, runCli, tempDir } from '../helpers/project.js';
 
 /**
  * The cache of checked manifests must never answer for files that changed:
@@ -148,5 +149,127 @@ describe('manifest cache', function () {
     await writeFile(file, (await readFile(file, 'utf8')).replace(/^atom: .*$/m, 'atom: not an atom'));
     await assert.rejects(loadManifestOrFail(stackFile));
     assert.equal(await stat(manifestCacheFile(stackFile)).catch(() => undefined), undefined);
+  });
+
+  /** The description rocPRIM has in a manifest loaded now. */
+  async function rocprimDescription(): Promise<string> {
+    const m = await loadManifestOrFail(stackFile);
+    return m.components.find((c) => c.spec.name === 'rocPRIM')!.spec.description;
+  }
+
+  /** rocPRIM.yaml's text with another description of the same length. */
+  async function redescribed(letter: string): Promise<string> {
+    const text = await readFile(path.join(root, 'manifest', 'components', 'rocPRIM.yaml'), 'utf8');
+    return text.replace(/^description: ./m, `description: ${letter}`);
+  }
+
+  it('sees a component link retargeted to another file', async () => {
+    const outside = path.join(dir, 'outside');
+    await mkdir(outside);
+    await writeFile(path.join(outside, 'a.yaml'), await redescribed('A'));
+    await writeFile(path.join(outside, 'b.yaml'), await redescribed('B'));
+    const link = path.join(dir, 'manifest', 'components', 'rocPRIM.yaml');
+    await rm(link);
+    await symlink(path.join(outside, 'a.yaml'), link);
+    assert.match(await rocprimDescription(), /^A/);
+    assert.ok(await readCachedManifest(stackFile));
+    await rm(link);
+    await symlink(path.join(outside, 'b.yaml'), link);
+    assert.equal(await readCachedManifest(stackFile), undefined);
+    assert.match(await rocprimDescription(), /^B/);
+  });
+
+  it('sees an edit behind a directory link (components/ living elsewhere)', async () => {
+    const elsewhere = path.join(dir, 'checkout', 'components');
+    await mkdir(path.dirname(elsewhere));
+    await rename(path.join(dir, 'manifest', 'components'), elsewhere);
+    await symlink(elsewhere, path.join(dir, 'manifest', 'components'));
+    await primed();
+    await writeFile(path.join(elsewhere, 'rocPRIM.yaml'), await redescribed('Q'));
+    assert.equal(await readCachedManifest(stackFile), undefined);
+    assert.match(await rocprimDescription(), /^Q/);
+  });
+
+  it('does not loop on a directory link to its own parent, and stores nothing then', async () => {
+    await symlink('..', path.join(dir, 'manifest', 'components', 'loop'));
+    await loadManifestOrFail(stackFile);
+    assert.equal(await readCachedManifest(stackFile), undefined);
+  });
+
+  it('is off with ROCM_EBUILD_NO_CACHE (but not with an empty value or 0)', async () => {
+    assert.equal(cacheDisabled({ ROCM_EBUILD_NO_CACHE: '1' }), true);
+    assert.equal(cacheDisabled({ ROCM_EBUILD_NO_CACHE: '' }), false);
+    assert.equal(cacheDisabled({ ROCM_EBUILD_NO_CACHE: '0' }), false);
+    const r = await runCli(['validate', stackFile], { env: { ...env(), ROCM_EBUILD_NO_CACHE: '1' } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(await stat(manifestCacheFile(stackFile)).catch(() => undefined), undefined, 'nothing written');
+    const r2 = await runCli(['validate', stackFile], { env: env() });
+    assert.equal(r2.code, 0, r2.stderr);
+    assert.ok(await readCachedManifest(stackFile));
+  });
+
+  it('survives runs killed at any moment (kill -9), and removes what they left once it is old', async () => {
+    const entry = manifestCacheFile(stackFile);
+    // Kill cold runs at moments spread over a whole load; whatever is left must be a whole entry or ignored.
+    for (const ms of [150, 400, 700, 1000, 1400, 2000]) {
+      await rm(path.dirname(entry), { recursive: true, force: true });
+      const child = spawn(process.execPath, [bin, 'validate', stackFile], { env: { ...process.env, ...env() }, stdio: 'ignore' });
+      // Listened for from the start: a run may finish before its kill comes.
+      const closed = new Promise((r) => child.on('close', r));
+      await new Promise((r) => setTimeout(r, ms));
+      child.kill('SIGKILL');
+      await closed;
+      const hit = await readCachedManifest(stackFile);
+      if (hit) assert.equal(hit.manifest.components.length, 49);
+    }
+    // A temporary file as a kill between write and rename leaves it: ignored, then removed when old.
+    await loadManifestOrFail(stackFile);
+    const tmp = `${entry}.12345.deadbeef.tmp`;
+    await writeFile(tmp, (await readFile(entry)).subarray(0, 100));
+    const hour = new Date(Date.now() - 3600_000);
+    await utimes(tmp, hour, hour);
+    await writeFile(entry, 'cut short');
+    const r = await runCli(['validate', stackFile], { env: env() });
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(await readCachedManifest(stackFile), 'a whole entry again');
+    assert.deepEqual((await readdir(path.dirname(entry))).filter((f) => f.endsWith('.tmp')), []);
+  });
+
+  describe('keyed on the code and the schemas (a copy of the package)', () => {
+    let pkg: string;
+    beforeEach(async () => {
+      pkg = path.join(dir, 'pkg');
+      await mkdir(path.join(pkg, 'dist'), { recursive: true });
+      for (const f of ['bin', 'schemas', 'eclass', 'ebuild-templates', 'package.json', 'oclif.manifest.json']) await cp(path.join(root, f), path.join(pkg, f), { recursive: true });
+      await cp(path.join(root, 'dist', 'src'), path.join(pkg, 'dist', 'src'), { recursive: true });
+      await symlink(path.join(root, 'node_modules'), path.join(pkg, 'node_modules'));
+    });
+    const validate = () => runCli(['validate', stackFile], { env: env(), bin: path.join(pkg, 'bin', 'run.js') });
+    const entryInode = async () => (await stat(manifestCacheFile(stackFile))).ino;
+
+    it('sees a changed schema', async () => {
+      assert.equal((await validate()).code, 0);
+      assert.equal((await validate()).code, 0);
+      // A stricter schema (as a new release of rocm-ebuild may bring): the shipped descriptions are too long for it.
+      const schema = path.join(pkg, 'schemas', 'component.schema.json');
+      const json = JSON.parse(await readFile(schema, 'utf8')) as { properties: { description: Record<string, unknown> } };
+      json.properties.description = { ...json.properties.description, maxLength: 5 };
+      await writeFile(schema, JSON.stringify(json, null, 2));
+      const r = await validate();
+      assert.equal(r.code, 2, r.stdout);
+      assert.match(r.stderr, /description/);
+    });
+
+    it('sees a different build of the code', async () => {
+      assert.equal((await validate()).code, 0);
+      const first = await entryInode();
+      assert.equal((await validate()).code, 0);
+      assert.equal(await entryInode(), first, 'unchanged code: the entry is used, not rewritten');
+      // A rebuild (or an upgrade) rewrites compiled modules: the entry is not trusted, and a new one is written.
+      const module = path.join(pkg, 'dist', 'src', 'stack-check', 'values.js');
+      await writeFile(module, `${await readFile(module, 'utf8')}\n// rebuilt\n`);
+      assert.equal((await validate()).code, 0);
+      assert.notEqual(await entryInode(), first, 'the new code checked the manifest afresh');
+    });
   });
 });
