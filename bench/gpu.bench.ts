@@ -68,7 +68,7 @@ async function ownWork(dir: string, big: { sysfs: string; dev: string }, four: {
   await fs.writeFile(
     script,
     `import { listGpus } from ${src('gpu/list.js')};
-import { loadManifest } from ${src('manifest/load.js')};
+import { loadManifest } from ${src('stack-check/index.js')};
 import { loadPolicies } from ${src('model/targets.js')};
 import { releaseModel, resolveStack } from ${src('model/resolve.js')};
 import { prepareRun } from ${src('container/run.js')};
