@@ -245,7 +245,7 @@ export async function runBump(o: BumpOptions): Promise<BumpResult> {
   const manifest = await loadManifestOrFail(o.manifest);
   const model = await stackFor(manifest, o.version);
   if (!model.release.verified) {
-    o.warn(`release ${o.version} is not marked verified in ${manifest.file}: the component data was checked against another 6.2 release; review the ebuilds`);
+    o.warn(`release ${o.version} is not marked verified in ${manifest.file}: its component data was not read at this release's upstream tags (each component's notes say what it rests on); review the ebuilds`);
   }
   const repo = new OverlayRepo(dir);
   const isRepo = where === 'exists' && (await repo.isRepository());

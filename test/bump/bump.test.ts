@@ -302,6 +302,86 @@ describe('rocm-ebuild bump (the full 6.2 stack into real git repositories)', fun
     });
   });
 
+  describe('to the next series: 6.2.2 → 6.3.3 --drop-old', () => {
+    /** A copy of the shared 6.2.2 overlay, bumped once in before(). */
+    let overlay: string;
+    let start: number;
+    let result: { code: number | null; stdout: string; stderr: string };
+
+    before(async () => {
+      overlay = copyOverlay((await fullStackFixture()).overlay, path.join(work, 'to-6.3.3'));
+      start = (await log(overlay)).length;
+      result = await bump(['6.3.3', '--overlay', overlay, '--drop-old']);
+    });
+
+    it('warns that 6.3.3 is not verified, adds every package in build order, new ones as new packages, then drops 6.2.2 consumers first', async () => {
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stderr.replace(/\s*›\s*/g, ' '), /release 6\.3\.3 is not marked verified/);
+      const subjects = (await log(overlay)).slice(start);
+      const plan = plans.get('6.3.3')!;
+      const had = new Set(plans.get('6.2.2')!.packages.map((p) => p.atom));
+      const fresh = plan.packages.filter((p) => !had.has(p.atom)).map((p) => p.atom);
+      // AMD's 6.3 adds hipBLAS-common (needed from 6.3.0) and rocJPEG; nothing of 6.2.2 disappears.
+      assert.deepEqual(fresh.sort(), ['media-libs/rocJPEG', 'sci-libs/hipBLAS-common']);
+      assert.ok([...had].every((atom) => plan.packages.some((p) => p.atom === atom)));
+      const adds = plan.packages.map((p) => (had.has(p.atom) ? `${p.atom}: add 6.3.3` : `${p.atom}: new package, add 6.3.3`));
+      const drops = plan.packages.filter((p) => had.has(p.atom)).map((p) => `${p.atom}: drop 6.2.2`).reverse();
+      assert.deepEqual(subjects, [...adds, ...drops]);
+      const order = plan.packages.map((p) => p.atom);
+      assert.ok(order.indexOf('sci-libs/hipBLAS-common') < order.indexOf('sci-libs/hipBLASLt'));
+      assert.ok(order.indexOf('sci-libs/hipBLAS-common') < order.indexOf('sci-libs/hipBLAS'));
+      assert.ok(order.indexOf('dev-libs/roct-thunk-interface') < order.indexOf('dev-libs/rocr-runtime'));
+    });
+
+    it('commits every package after the stack packages it depends on in 6.3.3, each touching only its package, signed off', async () => {
+      const r = await runCli(['graph', '--version', '6.3.3', '--json'], { home });
+      const graph = JSON.parse(r.stdout) as { edges: { from: string; to: string; testOnly: boolean }[] };
+      const subjects = (await log(overlay)).slice(start);
+      const added = new Map(subjects.filter((s) => s.endsWith(' 6.3.3')).map((s, i) => [s.split(':')[0]!, i]));
+      for (const e of graph.edges.filter((x) => !x.testOnly)) {
+        assert.ok(added.get(e.to)! < added.get(e.from)!, `${e.from} committed before its dependency ${e.to}`);
+      }
+      const shas = (await git(overlay, ['rev-list', '--reverse', `HEAD~${subjects.length}..HEAD`], home)).trim().split('\n');
+      for (const sha of shas) {
+        const [subject, ...rest] = (await git(overlay, ['log', '-1', '--format=%s%n%b', sha], home)).trimEnd().split('\n');
+        assert.equal(rest.at(-1), SIGN_OFF, subject);
+        const atom = subject!.split(':')[0]!;
+        const files = (await git(overlay, ['show', '--name-only', '--format=', sha], home)).trim().split('\n');
+        assert.ok(files.every((f) => f.startsWith(`${atom}/`)), `${subject}: ${files.join(' ')}`);
+      }
+    });
+
+    it('leaves one ebuild per package and Manifests holding exactly the 6.3.3 distfiles, as b2sum and sha512sum compute them', async () => {
+      const plan = plans.get('6.3.3')!;
+      for (const p of plan.packages) {
+        const files = await readdir(path.join(overlay, p.atom));
+        assert.deepEqual(files.filter((f) => f.endsWith('.ebuild')), [`${p.atom.split('/')[1]}-6.3.3.ebuild`]);
+        assert.ok(files.includes('metadata.xml'), p.atom);
+        const manifestFile = path.join(overlay, p.atom, 'Manifest');
+        if (p.distfiles.length === 0) {
+          assert.ok(!existsSync(manifestFile), `${p.atom} has a Manifest without distfiles`);
+          continue;
+        }
+        const expected = [...new Set(p.distfiles.map((d) => d.name))].sort().map((n) => coreutilsEntry(path.join(distdir, n)));
+        assert.equal(await readFile(manifestFile, 'utf8'), `${expected.join('\n')}\n`, p.atom);
+      }
+      // libhsakmt is built from ROCR-Runtime's archive from 6.3.0: one distfile, two packages.
+      const thunk = await readFile(path.join(overlay, 'dev-libs/roct-thunk-interface/Manifest'), 'utf8');
+      const rocr = await readFile(path.join(overlay, 'dev-libs/rocr-runtime/Manifest'), 'utf8');
+      assert.match(thunk, /^DIST rocr-runtime-6\.3\.3\.tar\.gz /);
+      assert.equal(thunk, rocr);
+      assert.equal((await git(overlay, ['status', '--porcelain', '--untracked-files=all'], home)).trim(), '');
+    });
+
+    it('changes nothing when run again', async () => {
+      const before = (await git(overlay, ['rev-parse', 'HEAD'], home)).trim();
+      const r = await bump(['6.3.3', '--overlay', overlay, '--drop-old']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /already holds ROCm 6\.3\.3: nothing to do/);
+      assert.equal((await git(overlay, ['rev-parse', 'HEAD'], home)).trim(), before);
+    });
+  });
+
   describe('--no-commit', () => {
     it('leaves the changes in the worktree and the branch where it was', async () => {
       const overlay = path.join(work, 'nocommit');
@@ -344,7 +424,7 @@ describe('rocm-ebuild bump (the full 6.2 stack into real git repositories)', fun
     it('refuses an unknown release, naming the known ones (exit 2)', async () => {
       const r = await bump(['6.9.9', '--overlay', path.join(work, 'x')]);
       assert.equal(r.code, 2);
-      assert.match(r.stderr, /release 6\.9\.9 is not in the manifest .*; it knows 6\.2\.0, 6\.2\.1, 6\.2\.2, 6\.2\.4/);
+      assert.match(r.stderr, /release 6\.9\.9 is not in the manifest .*; it knows 6\.2\.0, 6\.2\.1, 6\.2\.2, 6\.2\.4, 6\.3\.0, 6\.3\.1, 6\.3\.2, 6\.3\.3/);
     });
   });
 });

@@ -31,7 +31,7 @@ export interface FullStackFixture {
   work: string;
   home: string;
   distdir: string;
-  /** The shipped stack's plans (bump --dry-run --json) of 6.2.0, 6.2.2 and 6.2.4. */
+  /** The shipped stack's plans (bump --dry-run --json) of 6.2.0, 6.2.2, 6.2.4 and 6.3.3. */
   plans: Map<string, PlanJson>;
   /** 6.2.2 bumped into a new overlay: read it, never change it. */
   overlay: string;
@@ -41,7 +41,7 @@ export interface FullStackFixture {
 
 let fullStack: Promise<FullStackFixture> | undefined;
 
-/** The shipped 6.2 stack with synthetic distfiles, and 6.2.2 bumped into a new overlay. */
+/** The shipped stack with synthetic distfiles (6.2.0, 6.2.2, 6.2.4, 6.3.3), and 6.2.2 bumped into a new overlay. */
 export function fullStackFixture(): Promise<FullStackFixture> {
   fullStack ??= (async () => {
     const work = await scratch('rocm-ebuild-shared-');
@@ -50,7 +50,7 @@ export function fullStackFixture(): Promise<FullStackFixture> {
     const distdir = path.join(work, 'distfiles');
     await mkdir(distdir);
     const plans = new Map<string, PlanJson>();
-    for (const version of ['6.2.0', '6.2.2', '6.2.4']) plans.set(version, await synthesizeDistfiles(version, distdir, home));
+    for (const version of ['6.2.0', '6.2.2', '6.2.4', '6.3.3']) plans.set(version, await synthesizeDistfiles(version, distdir, home));
     const overlay = path.join(work, 'overlay-6.2.2');
     const created = await runCli(['bump', '6.2.2', '--overlay', overlay, '--distdir', distdir, '--offline'], { home, cwd: work });
     assert.equal(created.code, 0, created.stderr);

@@ -41,22 +41,25 @@ describe('every generated ebuild of the shipped stack', function () {
   });
   after(() => removeDir(tmp));
 
-  it('6.2.2: passes our pkgcheck-style checks, real bash -n and shellcheck, with no warning', async () => {
-    const model = all.find((m) => m.release.version === '6.2.2')!;
-    const problems: string[] = [];
-    for (const c of model.components) {
-      const lint = await lintComponent(c, model, { tools: { shellcheck: true } });
-      const bad = lint.results.filter((r) => r.level !== 'info');
-      if (bad.length) problems.push(formatText(bad).trimEnd());
-      for (const t of lint.tools) problems.push(`${lint.file}:${t.line}: ${t.tool} ${t.code ?? ''} ${t.message}`);
-    }
-    assert.deepEqual(problems, []);
-    assert.ok(model.components.length >= 45);
-  });
+  // 6.2.2 is the verified release; 6.3.3 the newest, with the 6.3 layout changes.
+  for (const version of ['6.2.2', '6.3.3']) {
+    it(`${version}: passes our pkgcheck-style checks, real bash -n and shellcheck, with no warning`, async () => {
+      const model = all.find((m) => m.release.version === version)!;
+      const problems: string[] = [];
+      for (const c of model.components) {
+        const lint = await lintComponent(c, model, { tools: { shellcheck: true } });
+        const bad = lint.results.filter((r) => r.level !== 'info');
+        if (bad.length) problems.push(formatText(bad).trimEnd());
+        for (const t of lint.tools) problems.push(`${lint.file}:${t.line}: ${t.tool} ${t.code ?? ''} ${t.message}`);
+      }
+      assert.deepEqual(problems, []);
+      assert.ok(model.components.length >= 45);
+    });
+  }
 
   it('every other release passes our checks too (errors and warnings)', async () => {
     const problems: string[] = [];
-    for (const model of all.filter((m) => m.release.version !== '6.2.2')) {
+    for (const model of all.filter((m) => !['6.2.2', '6.3.3'].includes(m.release.version))) {
       for (const c of model.components) {
         const bad = failing((await lintComponent(c, model)).results);
         if (bad.length) problems.push(`${model.release.version}: ${formatText(bad).trimEnd()}`);
@@ -65,9 +68,14 @@ describe('every generated ebuild of the shipped stack', function () {
     assert.deepEqual(problems, []);
   });
 
-  it('metadata.xml validates against the metadata DTD with xmllint', async () => {
-    const model = all.find((m) => m.release.version === '6.2.2')!;
-    for (const c of model.components) {
+  it('metadata.xml validates against the metadata DTD with xmllint (6.2.2, and the packages 6.3.3 adds)', async () => {
+    const base = all.find((m) => m.release.version === '6.2.2')!;
+    const newest = all.find((m) => m.release.version === '6.3.3')!;
+    const known = new Set(base.components.map((c) => c.atom));
+    const added = newest.components.filter((c) => !known.has(c.atom));
+    assert.ok(added.length >= 2, `6.3.3 adds ${added.length} packages`);
+    const cases = [...base.components.map((c) => ({ c, model: base })), ...added.map((c) => ({ c, model: newest }))];
+    for (const { c, model } of cases) {
       const file = path.join(tmp, `${c.pn}-metadata.xml`);
       await writeFile(file, renderMetadata(c, model));
       for (const dtd of DTDS) {
