@@ -56,16 +56,24 @@ describe('upstream projects', function () {
     const thunk = j.projects.find((p) => p.name === 'ROCT-Thunk-Interface')!;
     assert.deepEqual(thunk.packagedBy, ['dev-libs/roct-thunk-interface']);
     assert.match(j.projects.find((p) => p.name === 'omniperf')!.excluded!, /dash-bootstrap-components/);
-    assert.ok(j.projects.filter((p) => p.status === 'new').every((p) => !p.accounted));
+    // The shipped manifest records 6.3.3: every new project is packaged or excluded, and its
+    // list is AMD's.
+    assert.ok(j.projects.filter((p) => p.status === 'new').every((p) => p.accounted));
+    assert.deepEqual(j.projects.find((p) => p.name === 'hipBLAS-common')!.packagedBy, ['sci-libs/hipBLAS-common']);
+    assert.match(j.projects.find((p) => p.name === 'rocprofiler-systems')!.excluded!, /omnitrace renamed/);
+    assert.deepEqual(j.drift, { notInManifest: [], notUpstream: [] });
     // Paths come from both files: unchanged ones are not reported.
     assert.ok(j.projects.every((p) => p.pathBefore === undefined));
     assert.deepEqual(j.relations, []);
     assert.deepEqual(j.problems, []);
-    const text = await runCli(['upstream', 'projects', '6.3.3', '--manifest', shippedManifest, '--file', xml('rocm-6.3.3.xml'), '--no-probe'], { env });
-    assert.match(text.stdout, /^ {2}new +rocJPEG +neither packaged nor excluded: decide$/m);
+    const text = await runCli(['upstream', 'projects', '6.3.3', '--manifest', shippedManifest, '--file', xml('rocm-6.3.3.xml'), '--against', '6.2.2', '--no-probe'], { env });
+    assert.match(text.stdout, /^ {2}new +rocJPEG +packaged by media-libs\/rocJPEG$/m);
     assert.match(text.stdout, /^ {2}gone +ROCT-Thunk-Interface +packaged by dev-libs\/roct-thunk-interface$/m);
-    assert.match(text.stdout, /^ {2}note: checkout paths not compared: give 6\.2\.4's release manifest with --against-file$/m);
-    assert.match(text.stdout, /^62 projects in 6\.3\.3: 57 kept, 5 new \(5 to decide\), 3 gone since 6\.2\.4$/m);
+    assert.match(text.stdout, /^ {2}note: checkout paths not compared: give 6\.2\.2's release manifest with --against-file$/m);
+    assert.match(text.stdout, /^62 projects in 6\.3\.3: 57 kept, 5 new \(0 to decide\), 3 gone since 6\.2\.2$/m);
+    // Without --against, the newest release the manifest knows before 6.3.3: nothing changed since 6.3.2.
+    const next = await runCli(['upstream', 'projects', '6.3.3', '--manifest', shippedManifest, '--file', xml('rocm-6.3.3.xml'), '--no-probe'], { env });
+    assert.match(next.stdout, /^62 projects in 6\.3\.3: 62 kept, 0 new \(0 to decide\), 0 gone since 6\.3\.2$/m);
   });
 
   it("finds renames and moves into another repository with evidence, from ROCm/ROCm's tags", async () => {
