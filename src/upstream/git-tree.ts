@@ -1,4 +1,5 @@
-import { mkdir } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { execFile, gitEnv, lastLine } from './exec.js';
 import { cacheName, gitDirAt, localPath } from './locations.js';
@@ -88,13 +89,35 @@ export interface GitAccess {
 
 const fetching = new Map<string, Promise<void>>();
 
+/**
+ * Create the cache's bare repository whole or not at all: `git init` into a
+ * private name, then one rename. Two processes initialising the same path in
+ * place fail on each other's template files ("File exists"); here the loser of
+ * the rename drops its copy and uses the winner's.
+ */
+async function createBare(dir: string): Promise<void> {
+  const isRepo = () => stat(path.join(dir, 'HEAD')).then(() => true, () => false);
+  if (await isRepo()) return;
+  await mkdir(path.dirname(dir), { recursive: true });
+  const tmp = `${dir}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const init = await execFile('git', ['init', '--bare', '--quiet', tmp], { env: gitEnv() });
+  if (init.code !== 0) {
+    await rm(tmp, { recursive: true, force: true });
+    throw new TreeError(`cannot create ${dir}: ${lastLine(init.stderr)}`, 'unreachable');
+  }
+  try {
+    await rename(tmp, dir);
+  } catch (e) {
+    await rm(tmp, { recursive: true, force: true });
+    if (!(await isRepo())) throw new TreeError(`cannot create ${dir}: ${(e as Error).message}`, 'unreachable');
+  }
+}
+
 async function fetchTag(dir: string, url: string, tag: string, access: GitAccess): Promise<void> {
   const ref = `refs/tags/${tag}`;
   const have = async () => (await git(dir, ['rev-parse', '--verify', '--quiet', `${ref}^{tree}`]).catch(() => undefined))?.code === 0;
   if (await have()) return;
-  await mkdir(dir, { recursive: true });
-  const init = await execFile('git', ['init', '--bare', '--quiet', dir], { env: gitEnv() });
-  if (init.code !== 0) throw new TreeError(`cannot create ${dir}: ${lastLine(init.stderr)}`, 'unreachable');
+  await createBare(dir);
   for (let attempt = 1; ; attempt++) {
     const f = await git(dir, ['fetch', '--quiet', '--no-tags', '--depth', '1', '--', url, `+${ref}:${ref}`], undefined, access.timeoutMs);
     if (f.code === 0 || (await have())) return;
