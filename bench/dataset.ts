@@ -10,27 +10,32 @@ export const BENCH_ROOT = process.env.ROCM_EBUILD_BENCH_DIR ?? path.join(os.tmpd
  * bytes (incompressible, like tarballs). Files already there at the right size
  * are reused, so repeated runs do not rewrite a gigabyte.
  */
+/** Write `size` random bytes to `file`, unless it already has that size (kept between runs). */
+export async function fillRandom(file: string, size: number): Promise<void> {
+  const st = await fs.stat(file).catch(() => undefined);
+  if (st?.size === size) return;
+  const block = Buffer.allocUnsafe(1 << 20);
+  const handle = await fs.open(file, 'w');
+  try {
+    for (let written = 0; written < size; ) {
+      const n = Math.min(block.length, size - written);
+      randomFillSync(block, 0, n);
+      await handle.write(block, 0, n);
+      written += n;
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
 export async function dataset(name: string, sizes: number[]): Promise<string[]> {
   const dir = path.join(BENCH_ROOT, name);
   await fs.mkdir(dir, { recursive: true });
-  const block = Buffer.allocUnsafe(1 << 20);
   const files: string[] = [];
   for (const [i, size] of sizes.entries()) {
     const file = path.join(dir, `file-${String(i).padStart(2, '0')}-${size}.tar.gz`);
     files.push(file);
-    const st = await fs.stat(file).catch(() => undefined);
-    if (st?.size === size) continue;
-    const handle = await fs.open(file, 'w');
-    try {
-      for (let written = 0; written < size; ) {
-        const n = Math.min(block.length, size - written);
-        randomFillSync(block, 0, n);
-        await handle.write(block, 0, n);
-        written += n;
-      }
-    } finally {
-      await handle.close();
-    }
+    await fillRandom(file, size);
   }
   return files;
 }

@@ -1,10 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { randomFillSync } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BENCH_ROOT, warm } from './dataset.js';
+import { BENCH_ROOT, fillRandom, warm } from './dataset.js';
 import { PINNED_ENV } from './fingerprint.js';
 import type { BenchReport } from './report.js';
 import { figure, interleaved, mib, pairedRatio, rate, timeCommand } from './timing.js';
@@ -24,23 +23,6 @@ const MiB = 1024 * 1024;
 const BIG = [256, 192, 160, 128, 96, 64, 48, 32, 24, 16, 8].map((m) => m * MiB);
 const SMALL = 64 * 1024;
 
-async function fill(file: string, size: number): Promise<void> {
-  const st = await fs.stat(file).catch(() => undefined);
-  if (st?.size === size) return;
-  const block = Buffer.allocUnsafe(1 << 20);
-  const handle = await fs.open(file, 'w');
-  try {
-    for (let written = 0; written < size; ) {
-      const n = Math.min(block.length, size - written);
-      randomFillSync(block, 0, n);
-      await handle.write(block, 0, n);
-      written += n;
-    }
-  } finally {
-    await handle.close();
-  }
-}
-
 export async function run(): Promise<BenchReport> {
   const dir = path.join(BENCH_ROOT, 'manifest');
   await fs.mkdir(dir, { recursive: true });
@@ -58,7 +40,7 @@ export async function run(): Promise<BenchReport> {
   for (const [i, f] of files.entries()) {
     const size = BIG[i] ?? SMALL;
     total += size;
-    await fill(f, size);
+    await fillRandom(f, size);
   }
   // The overlay, bumped once with these distfiles: its Manifests name them.
   const overlay = path.join(dir, 'overlay');
