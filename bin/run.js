@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 // directory, keyed on the source text): about 15 % of `--help`, which is
 // mostly loading oclif. Node 20 has no such cache. Modules imported below.
 module.enableCompileCache?.();
-const { execute, Plugin } = await import('@oclif/core');
+const { execute, Plugin } = await import('#oclif');
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 

@@ -1,4 +1,4 @@
-import { Command } from '@oclif/core';
+import { Command } from '#oclif';
 import { ExitCode } from './exit-codes.js';
 import { UserError } from './errors.js';
 

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Plugin } from '@oclif/core';
+import { Plugin } from '#oclif';
 
 /**
  * oclif's command manifest (oclif.manifest.json at the package root): every

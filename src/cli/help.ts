@@ -1,4 +1,4 @@
-import { CommandHelp, Help } from '@oclif/core';
+import { CommandHelp, Help } from '#oclif';
 
 type Render = (template: string) => string;
 

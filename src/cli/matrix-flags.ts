@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Flags } from '#oclif';
 import { TEST_TIERS } from '../container/plan.js';
 import { MATRIX_DEFAULTS } from '../matrix/flags.js';
 import { manifestFlag } from './stack.js';

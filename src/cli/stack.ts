@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Flags } from '#oclif';
 
 // Loading a checked manifest and a release of it lives in stack-check/ (workflows use it too);
 // commands keep importing it from here.

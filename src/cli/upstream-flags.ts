@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Flags } from '#oclif';
 import { isVersion } from '../model/version.js';
 import { createProgress as createDistfileProgress, mirrorsFromEnv, resolveDistdir } from '../distfiles/index.js';
 import { GITHUB } from '../upstream/locations.js';

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Flags } from '@oclif/core';
+import { Flags } from '#oclif';
 import { formatIssue } from '../manifest/issues.js';
 import { BaseCommand } from '../cli/base-command.js';
 import { UserError } from '../cli/errors.js';

@@ -1,6 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Args, Flags } from '@oclif/core';
+import { Args, Flags } from '#oclif';
 import { BaseCommand } from '../cli/base-command.js';
 import { UserError } from '../cli/errors.js';
 import { ExitCode } from '../cli/exit-codes.js';

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Flags } from '#oclif';
 import { BaseCommand } from '../cli/base-command.js';
 import { loadManifestOrFail, manifestFlag, stackFor } from '../cli/stack.js';
 import { buildGraph, toDot, toText } from '../plan/graph.js';

@@ -1,4 +1,4 @@
-import { Args, Flags } from '@oclif/core';
+import { Args, Flags } from '#oclif';
 import path from 'node:path';
 import { BaseCommand } from '../cli/base-command.js';
 import { UserError } from '../cli/errors.js';

@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core';
+import { Args } from '#oclif';
 import { BaseCommand } from '../cli/base-command.js';
 import { loadManifestOrFail } from '../cli/stack.js';
 import { knownReleases } from '../model/resolve.js';

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Flags } from '#oclif';
 import { BaseCommand } from '../../cli/base-command.js';
 import { matrixFlags } from '../../cli/matrix-flags.js';
 import { loadManifestOrFail, stackFor } from '../../cli/stack.js';

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Flags } from '#oclif';
 import { BaseCommand } from '../../cli/base-command.js';
 import { UserError } from '../../cli/errors.js';
 import { ExitCode } from '../../cli/exit-codes.js';

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Flags } from '#oclif';
 import { BaseCommand } from '../../cli/base-command.js';
 import { createProgress } from '../../cli/progress.js';
 import { loadManifestOrFail } from '../../cli/stack.js';

@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core';
+import { Args } from '#oclif';
 import { BaseCommand } from '../../cli/base-command.js';
 import { createProgress, useColor } from '../../cli/progress.js';
 import { ExitCode } from '../../cli/exit-codes.js';

@@ -1,4 +1,4 @@
-import { Args, Flags } from '@oclif/core';
+import { Args, Flags } from '#oclif';
 import { BaseCommand } from '../../cli/base-command.js';
 import { createProgress } from '../../cli/progress.js';
 import { ExitCode } from '../../cli/exit-codes.js';
