@@ -58,6 +58,11 @@ export async function loadDeviceTable(file: string, knownTargets?: ReadonlySet<s
   return { file, devices, byId };
 }
 
+/** The table of rows loadDeviceTable checked before (ids unique). */
+export function deviceTableOf(file: string, devices: DeviceInfo[]): DeviceTable {
+  return { file, devices, byId: new Map(devices.map((d) => [d.id, d])) };
+}
+
 /** Device ids of one gfx target, in table order. */
 export function deviceIdsOf(table: DeviceTable, gfx: string): string[] {
   return table.devices.filter((d) => d.gfx === gfx).map((d) => d.id);

@@ -2,7 +2,8 @@ import { policyFor, PolicyError } from '../eclass/policy.js';
 import { loadTargetTable, TargetTableError, type TargetTable } from '../eclass/table.js';
 import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
-import { deviceTablePath, DeviceTableError, loadDeviceTable } from './devices.js';
+import { memoOnContent } from '../util/content-memo.js';
+import { deviceTableOf, deviceTablePath, DeviceTableError, loadDeviceTable } from './devices.js';
 import { readTopology, type GpuRoots, type Gpu, type Topology } from './topology.js';
 
 /** How the release's target policy treats a gfx target. */
@@ -36,7 +37,7 @@ export function targetVerdict(gfx: string | null, policy: { defaultOn: readonly 
 export async function releasePolicy(targetsFile: string, release: string): Promise<{ table: TargetTable; series: string; defaultOn: string[]; optional: string[] }> {
   let table: TargetTable;
   try {
-    table = await loadTargetTable(targetsFile);
+    table = await memoOnContent('gpu target table', null, [targetsFile], () => loadTargetTable(targetsFile));
   } catch (err) {
     if (err instanceof TargetTableError) throw new UserError(err.message, ExitCode.invalidInput, { issues: err.issues });
     throw err;
@@ -55,7 +56,10 @@ export async function listGpus(options: { roots: GpuRoots; targetsFile: string; 
   const policy = await releasePolicy(options.targetsFile, options.release);
   let devices;
   try {
-    devices = await loadDeviceTable(deviceTablePath(options.targetsFile), new Set(policy.table.targets.map((t) => t.name)));
+    const file = deviceTablePath(options.targetsFile);
+    const known = policy.table.targets.map((t) => t.name);
+    const rows = await memoOnContent('gpu device table', known, [file], async () => (await loadDeviceTable(file, new Set(known))).devices);
+    devices = deviceTableOf(file, rows);
   } catch (err) {
     if (err instanceof DeviceTableError) throw new UserError(err.message, ExitCode.invalidInput, { issues: err.issues });
     throw err;

@@ -4,6 +4,7 @@ import { formatIssue } from '../manifest/issues.js';
 import { SchemaValidator } from '../manifest/schema-validator.js';
 import type { StackSpec } from '../manifest/types.js';
 import { readYamlSource } from '../manifest/yaml-source.js';
+import { memoOnContent } from '../util/content-memo.js';
 import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
 
@@ -12,8 +13,19 @@ import { ExitCode } from '../util/exit-codes.js';
  * Only stack.yaml is read (and checked against its schema): listing GPUs does
  * not need the components, and must stay fast.
  */
-export async function stackReleases(manifest: string): Promise<{ file: string; targetsFile: string; releases: string[]; verified: string[] }> {
+export async function stackReleases(manifest: string): Promise<StackReleases> {
   const file = await resolveManifestPath(manifest);
+  return memoOnContent('gpu stack releases', null, [file], () => readStackReleases(file));
+}
+
+export interface StackReleases {
+  file: string;
+  targetsFile: string;
+  releases: string[];
+  verified: string[];
+}
+
+async function readStackReleases(file: string): Promise<StackReleases> {
   const read = await readYamlSource(file);
   const issues = read.source ? SchemaValidator.shared().validate('stack.schema.json', read.source) : read.issues;
   if (!read.source || issues.length > 0) {

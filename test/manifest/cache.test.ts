@@ -244,7 +244,7 @@ describe('manifest cache', function () {
       pkg = path.join(dir, 'pkg');
       await mkdir(path.join(pkg, 'dist'), { recursive: true });
       for (const f of ['bin', 'schemas', 'eclass', 'ebuild-templates', 'package.json', 'oclif.manifest.json']) await cp(path.join(root, f), path.join(pkg, f), { recursive: true });
-      await cp(path.join(root, 'dist', 'src'), path.join(pkg, 'dist', 'src'), { recursive: true });
+      for (const d of ['src', 'vendor']) await cp(path.join(root, 'dist', d), path.join(pkg, 'dist', d), { recursive: true });
       await symlink(path.join(root, 'node_modules'), path.join(pkg, 'node_modules'));
     });
     const validate = () => runCli(['validate', stackFile], { env: env(), bin: path.join(pkg, 'bin', 'run.js') });

@@ -1,0 +1,121 @@
+import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
+import { cp, mkdir, readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { memoDir, memoOnContent } from '../../src/util/content-memo.js';
+import { fakeHost } from '../gpu/fake-host.js';
+import { removeDir, root, runCli, tempDir } from '../helpers/project.js';
+
+describe('util: results memoised on file content (gpu list)', () => {
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  let calls: number;
+  beforeEach(async () => {
+    dir = await tempDir('rocm-ebuild-memo-');
+    env = { XDG_CACHE_HOME: path.join(dir, 'cache') };
+    calls = 0;
+  });
+  afterEach(() => removeDir(dir));
+
+  const lengthOf = (file: string) => async () => {
+    calls++;
+    return { size: (await stat(file)).size };
+  };
+
+  it('computes once for the same content, and again when the content changes within the same mtime and size', async () => {
+    const file = path.join(dir, 'a.yaml');
+    await writeFile(file, 'x: 1\n');
+    const when = new Date('2026-01-01T00:00:00Z');
+    await utimes(file, when, when);
+    assert.deepEqual(await memoOnContent('k', null, [file], lengthOf(file), env), { size: 5 });
+    assert.deepEqual(await memoOnContent('k', null, [file], lengthOf(file), env), { size: 5 });
+    assert.equal(calls, 1);
+    // Same size, mtime put back: a key of mtime and size would answer from the old content.
+    await writeFile(file, 'x: 2\n');
+    await utimes(file, when, when);
+    let seen = '';
+    await memoOnContent('k', null, [file], async () => ((seen = 'recomputed'), calls++), env);
+    assert.equal(seen, 'recomputed');
+  });
+
+  it('keys on the loader and its arguments, not only the files', async () => {
+    const file = path.join(dir, 'a.yaml');
+    await writeFile(file, 'x: 1\n');
+    assert.equal(await memoOnContent('k', ['gfx90a'], [file], async () => 'one', env), 'one');
+    assert.equal(await memoOnContent('k', ['gfx90a', 'gfx942'], [file], async () => 'two', env), 'two');
+    assert.equal(await memoOnContent('other', ['gfx90a'], [file], async () => 'three', env), 'three');
+    assert.equal(await memoOnContent('k', ['gfx90a'], [file], async () => 'not called', env), 'one');
+  });
+
+  it('stores no failure: a loader that throws throws again, with its own report', async () => {
+    const file = path.join(dir, 'a.yaml');
+    await writeFile(file, 'x: [\n');
+    for (let i = 0; i < 2; i++) {
+      await assert.rejects(
+        memoOnContent('k', null, [file], async () => ((calls++), Promise.reject(new Error('a.yaml:1:5: YAML syntax'))), env),
+        /YAML syntax/,
+      );
+    }
+    assert.equal(calls, 2);
+  });
+
+  it('stores nothing when a file changed while the loader read it', async () => {
+    const file = path.join(dir, 'a.yaml');
+    await writeFile(file, 'x: 1\n');
+    const during = async () => {
+      calls++;
+      await writeFile(file, 'x: 22\n');
+      return 'made of x: 1';
+    };
+    assert.equal(await memoOnContent('k', null, [file], during, env), 'made of x: 1');
+    await writeFile(file, 'x: 1\n');
+    assert.equal(await memoOnContent('k', null, [file], async () => ((calls++), 'fresh'), env), 'fresh');
+    assert.equal(calls, 2);
+  });
+
+  it('leaves a FIFO, a directory and a missing file to the loader, without waiting on the FIFO', async () => {
+    const fifo = path.join(dir, 'fifo.yaml');
+    execFileSync('mkfifo', [fifo]);
+    await mkdir(path.join(dir, 'd.yaml'));
+    for (const f of [fifo, path.join(dir, 'd.yaml'), path.join(dir, 'missing.yaml')]) {
+      assert.equal(await memoOnContent('k', null, [f], async () => ((calls++), 'refused by the loader'), env), 'refused by the loader');
+      assert.equal(await memoOnContent('k', null, [f], async () => ((calls++), 'refused by the loader'), env), 'refused by the loader');
+    }
+    assert.equal(calls, 6);
+  });
+
+  it('ignores and replaces a damaged entry; ROCM_EBUILD_NO_CACHE stores nothing', async () => {
+    const file = path.join(dir, 'a.yaml');
+    await writeFile(file, 'x: 1\n');
+    await memoOnContent('k', null, [file], async () => 'v', env);
+    const [entry] = await readdir(memoDir(env));
+    await writeFile(path.join(memoDir(env), entry!), '{"format":1,"kind":"k","key":');
+    assert.equal(await memoOnContent('k', null, [file], async () => ((calls++), 'v'), env), 'v');
+    assert.equal(await memoOnContent('k', null, [file], async () => ((calls++), 'v'), env), 'v');
+    assert.equal(calls, 1);
+    const off = { ...env, XDG_CACHE_HOME: path.join(dir, 'off'), ROCM_EBUILD_NO_CACHE: '1' };
+    await memoOnContent('k', null, [file], async () => 'v', off);
+    await assert.rejects(readdir(memoDir(off)), { code: 'ENOENT' });
+  });
+
+  it('gpu list sees an edited targets.yaml and devices.yaml on the next run', async () => {
+    const manifest = path.join(dir, 'manifest');
+    await cp(path.join(root, 'manifest'), manifest, { recursive: true });
+    const host = await fakeHost('workstation');
+    const run = () => runCli(['gpu', 'list', '--json', '--manifest', manifest, '--version', '6.2.2'], { env: { ...env, ...host.env } });
+    const before = await run();
+    assert.equal(before.code, 0, before.stderr);
+    assert.equal((await run()).stdout, before.stdout, 'the same from the cache');
+    const devices = path.join(manifest, 'devices.yaml');
+    await writeFile(devices, (await readFile(devices, 'utf8')).replaceAll('name: "', 'name: "Edited '));
+    const after = await run();
+    assert.equal(after.code, 0, after.stderr + after.stdout);
+    assert.match(after.stdout, /Edited /);
+    assert.notEqual(after.stdout, before.stdout);
+    const targets = path.join(manifest, 'targets.yaml');
+    await writeFile(targets, `${await readFile(targets, 'utf8')}\nbogus: true\n`);
+    const broken = await run();
+    assert.equal(broken.code, 2, broken.stdout);
+    assert.match(broken.stdout + broken.stderr, /targets\.yaml.*bogus|bogus.*targets\.yaml/s);
+  });
+});
