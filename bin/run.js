@@ -7,7 +7,14 @@ import { fileURLToPath } from 'node:url';
 // directory, keyed on the source text): about 15 % of `--help`, which is
 // mostly loading oclif. Node 20 has no such cache. Modules imported below.
 module.enableCompileCache?.();
+// On import oclif checks Node against the engines of its own package.json,
+// which the bundle in dist/vendor does not carry: the check would load semver
+// (5 ms) to find nothing. Ours is package.json's engines, which npm checks.
+const engineWarning = process.env.OCLIF_DISABLE_ENGINE_WARNING;
+process.env.OCLIF_DISABLE_ENGINE_WARNING = '1';
 const { execute, Plugin } = await import('#oclif');
+if (engineWarning === undefined) delete process.env.OCLIF_DISABLE_ENGINE_WARNING;
+else process.env.OCLIF_DISABLE_ENGINE_WARNING = engineWarning;
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 

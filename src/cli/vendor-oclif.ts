@@ -49,6 +49,35 @@ const renameDynamicImports: Plugin = {
   },
 };
 
+/**
+ * string-width 4 (used by wrap-ansi and oclif's help layout) strips ANSI
+ * codes and builds emoji-regex's 10 KB pattern on every call, once per word
+ * of every help text: 20 ms of a command's `--help`. A string of printable
+ * ASCII (U+0020–U+007E) has no escape sequence, no emoji, no combining or
+ * wide character, so its width is its length, which is what string-width
+ * returns for it; anything else still goes to string-width.
+ */
+const asciiStringWidth: Plugin = {
+  name: 'ascii-string-width',
+  setup(build) {
+    build.onResolve({ filter: /^string-width$/ }, (args) =>
+      args.namespace === 'ascii-string-width' ? undefined : { path: args.resolveDir, namespace: 'ascii-string-width' },
+    );
+    build.onLoad({ filter: /.*/, namespace: 'ascii-string-width' }, (args) => ({
+      contents: [
+        "'use strict';",
+        "const stringWidth = require('string-width');",
+        'const printableAscii = /^[\\x20-\\x7e]*$/;',
+        "const width = (s) => (typeof s === 'string' && printableAscii.test(s) ? s.length : stringWidth(s));",
+        'module.exports = width;',
+        'module.exports.default = width;',
+      ].join('\n'),
+      resolveDir: args.path,
+      loader: 'js',
+    }));
+  },
+};
+
 const identifier = (n: string) => /^[A-Za-z_$][\w$]*$/.test(n) && n !== 'default' && n !== '__esModule';
 
 /** The ES module in front of the bundle: esbuild cannot see a CommonJS module's named exports, so they are listed. */
@@ -88,7 +117,7 @@ export async function buildOclifBundle(root = packageRoot): Promise<string> {
       external: EXTERNAL,
       legalComments: 'eof',
       logLevel: 'warning',
-      plugins: [renameDynamicImports],
+      plugins: [renameDynamicImports, asciiStringWidth],
     }),
   );
   const bundle = await fs.readFile(path.join(dir, 'oclif-core.cjs'), 'utf8');

@@ -1,0 +1,74 @@
+import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { MANIFEST_FILE } from '../../src/cli/command-manifest.js';
+import { shimSource } from '../../src/cli/vendor-oclif.js';
+import { bin, root } from '../helpers/project.js';
+
+/**
+ * The bundled oclif (dist/vendor) against @oclif/core as installed: node's
+ * `--conditions=rocm-ebuild-unbundled` makes `#oclif` resolve to the latter
+ * (package.json "imports"), so the same bin/run.js runs on each.
+ */
+function run(args: string[], env: NodeJS.ProcessEnv, unbundled: boolean): Promise<{ code: number; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...(unbundled ? ['--conditions=rocm-ebuild-unbundled'] : []), bin, ...args], {
+      cwd: root,
+      env: { ...process.env, NO_COLOR: '1', ...env },
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, out }));
+  });
+}
+
+async function same(args: string[], env: NodeJS.ProcessEnv = {}): Promise<void> {
+  const [bundled, upstream] = await Promise.all([run(args, env, false), run(args, env, true)]);
+  assert.equal(bundled.code, upstream.code, `rocm-ebuild ${args.join(' ')}: exit code`);
+  assert.equal(bundled.out, upstream.out, `rocm-ebuild ${args.join(' ')} ${JSON.stringify(env)}: output`);
+}
+
+describe('oclif bundle (dist/vendor)', function () {
+  this.timeout(180_000);
+
+  it('re-exports every name of @oclif/core', async () => {
+    const names = Object.keys(await import('@oclif/core')).filter((n) => n !== 'default' && n !== '__esModule');
+    const bundled = Object.keys(await import('#oclif')).filter((n) => n !== 'default');
+    assert.deepEqual(bundled.sort(), names.sort());
+    assert.match(shimSource(['Command', 'default', '__esModule', 'not-a-name']), /export const \{ Command \} = core;/);
+  });
+
+  it('prints every help text exactly as @oclif/core does, at two widths and in colour', async () => {
+    const manifest = JSON.parse(await readFile(path.join(root, MANIFEST_FILE), 'utf8')) as { commands: Record<string, unknown> };
+    const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as { oclif: { topics: Record<string, unknown> } };
+    const ids = ['', ...Object.keys(pkg.oclif.topics), ...Object.keys(manifest.commands)].map((id) => id.split(':').filter(Boolean));
+    for (const id of ids) await same([...id, '--help'], { OCLIF_COLUMNS: '64' });
+    for (const id of [[], ['bump'], ['test'], ['ci', 'k8s']]) {
+      await same([...id, '--help'], { OCLIF_COLUMNS: '132' });
+      await same([...id, '--help'], { NO_COLOR: undefined, FORCE_COLOR: '1', OCLIF_COLUMNS: '100' });
+    }
+  });
+
+  it('reports usage errors, unknown commands and the version the same way', async () => {
+    await same(['--version']);
+    await same(['bump', '--no-such-flag']);
+    await same(['no-such-command']);
+    await same(['gpu', 'list', '--format', 'xml']);
+    await same(['render']);
+  });
+
+  it('runs a command that imports the rest of the code lazily', async () => {
+    await same(['graph', '--version', '6.2.2']);
+    await same(['validate', '--json']);
+  });
+
+  it('makes no process import @oclif/core from node_modules', async () => {
+    // One copy in a process: oclif's instanceof checks and settings need it.
+    const r = await run(['validate', '--help'], { NODE_DEBUG: 'module' }, false);
+    assert.equal(r.code, 0);
+    assert.doesNotMatch(r.out, /node_modules[/\\]@oclif[/\\]core[/\\]lib/, `${path.basename(bin)} loaded upstream oclif files`);
+  });
+});
