@@ -1,12 +1,16 @@
+import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Ajv } from 'ajv';
+import type { Ajv as AjvClass } from 'ajv';
 import { schemasDir } from '../paths.js';
 import { classify, type FailureClass } from './classify.js';
 import { gtestCounts, type GtestReport } from './gtest.js';
 import { REPORT_FILES } from './layout.js';
 import type { TestPlan, TestTier } from './plan.js';
 import { emergedPackages, phasesBySegment, splitConsole, type PhaseRecord, type StatusRecord } from './records.js';
+
+// ajv (40 modules) is loaded when a report is first checked, not by every run that imports this module (test --dry-run).
+const ajv = (): typeof AjvClass => (createRequire(import.meta.url)('ajv') as typeof import('ajv')).Ajv;
 
 /** The phases schemas/test-report.schema.json knows, in order. */
 export const REPORT_PHASES = ['resolve', 'fetch', 'unpack', 'prepare', 'configure', 'compile', 'test', 'install', 'merged'] as const;
@@ -282,11 +286,11 @@ export function reportProblems(report: unknown, options: { relaxed?: boolean } =
       $id?: string;
       properties: { gfx: unknown };
     };
-    strict = new Ajv({ allErrors: true, strict: false }).compile(schema);
+    strict = new (ajv())({ allErrors: true, strict: false }).compile(schema);
     const loose = structuredClone(schema);
     delete loose.$id;
     loose.properties.gfx = { anyOf: [{ type: 'null' }, loose.properties.gfx] };
-    relaxed = new Ajv({ allErrors: true, strict: false }).compile(loose);
+    relaxed = new (ajv())({ allErrors: true, strict: false }).compile(loose);
   }
   const validate = options.relaxed ? relaxed : strict;
   if (validate(report)) return [];

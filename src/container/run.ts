@@ -5,7 +5,7 @@ import { chmod, lstat, mkdir, open, readdir, readFile, rename, rm, stat, writeFi
 import os from 'node:os';
 import path from 'node:path';
 import { cacheHome, resolveDistdir } from '../distfiles/locations.js';
-import { deviceTablePath, loadDeviceTable } from '../gpu/devices.js';
+import { checkedDeviceTable, deviceTablePath } from '../gpu/devices.js';
 import { readTopology, rootsFromEnv, usable, type Gpu, type Topology } from '../gpu/topology.js';
 import { OverlayRepo } from '../git/repo.js';
 import type { StackModel } from '../model/resolve.js';
@@ -138,6 +138,15 @@ async function checkTree(tree: string): Promise<void> {
  */
 export async function prepareRun(options: TestOptions): Promise<{ plan: TestPlan; topology: Topology; engine: EngineInfo; containers: PlannedContainer[]; notes: string[]; pkgdir: string; distdir: string }> {
   const { model } = options;
+  const inPlace = options.engine === 'none';
+  // Asking the engine its version is a process of 30-40 ms: started now, it
+  // runs while the overlay, the tree and the GPUs are checked. Its answer (or
+  // absence) is looked at only where it was before, so errors keep their order.
+  const wanted = options.engine as EngineName | undefined;
+  const probe = inPlace
+    ? undefined
+    : detectEngine(wanted, options.env).then(async (found) => ({ found, info: found ? await engineInfo(found, options.env) : undefined }));
+  probe?.catch(() => undefined);
   const plan = testPlan(model, options.atoms.length ? resolveAtoms(model, options.atoms) : undefined, options.tests, {
     skipTests: resolveAtoms(model, options.skipTests ?? []),
   });
@@ -149,13 +158,12 @@ export async function prepareRun(options: TestOptions): Promise<{ plan: TestPlan
   const roots = rootsFromEnv(options.env);
   const noGpu = options.gpus.includes('none');
   if (noGpu && options.gpus.length > 1) throw new UserError('--gpu none cannot be combined with other --gpu values', ExitCode.invalidInput);
-  const devices = await loadDeviceTable(deviceTablePath(model.manifest.targetsFile)).catch(() => undefined);
+  const devices = await checkedDeviceTable(deviceTablePath(model.manifest.targetsFile)).catch(() => undefined);
   const topology = await readTopology(roots, devices);
   const { selected, notes } = noGpu ? { selected: [], notes: [] as string[] } : selectGpus(topology, options.gpus, model.release.policy, model.release.version);
 
-  const inPlace = options.engine === 'none';
   let engine: EngineInfo;
-  if (inPlace) {
+  if (inPlace || !probe) {
     engine = { name: 'none', version: 'in place', rootless: false, outer: await containerEngineHere(options.env) };
     if (!engine.outer && !options.dryRun) {
       throw new UserError(
@@ -165,11 +173,10 @@ export async function prepareRun(options: TestOptions): Promise<{ plan: TestPlan
     }
     if (process.geteuid?.() !== 0 && !options.dryRun) throw new UserError('--engine none needs root: it configures Portage on this machine', ExitCode.invalidInput);
   } else {
-    const wanted = options.engine as EngineName | undefined;
-    const found = await detectEngine(wanted, options.env);
+    const { found, info } = await probe;
     if (!found && !options.dryRun) throw noEngineError(wanted);
     const engineName = found ?? wanted ?? 'podman';
-    engine = found ? await engineInfo(found, options.env) : { name: engineName, version: 'not installed', rootless: engineName === 'podman' && process.geteuid?.() !== 0 };
+    engine = info ?? { name: engineName, version: 'not installed', rootless: engineName === 'podman' && process.geteuid?.() !== 0 };
     if (!found) notes.push(`${engineName} is not installed: the commands are shown, nothing can run here`);
   }
 

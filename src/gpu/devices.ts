@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { formatIssue, type ManifestIssue } from '../manifest/issues.js';
 import { SchemaValidator } from '../manifest/schema-validator.js';
+import { memoOnContent } from '../util/content-memo.js';
 import { locate, readYamlSource } from '../manifest/yaml-source.js';
 
 /** One row of manifest/devices.yaml. */
@@ -58,9 +59,15 @@ export async function loadDeviceTable(file: string, knownTargets?: ReadonlySet<s
   return { file, devices, byId };
 }
 
-/** The table of rows loadDeviceTable checked before (ids unique). */
-export function deviceTableOf(file: string, devices: DeviceInfo[]): DeviceTable {
-  return { file, devices, byId: new Map(devices.map((d) => [d.id, d])) };
+/**
+ * loadDeviceTable's result, kept between runs while devices.yaml (and the
+ * list of known targets) stays the same: parsing and checking it took a third
+ * of `gpu list`.
+ */
+export async function checkedDeviceTable(file: string, knownTargets?: readonly string[]): Promise<DeviceTable> {
+  const known = knownTargets ? [...knownTargets].sort() : null;
+  const rows = await memoOnContent('gpu device table', known, [file], async () => (await loadDeviceTable(file, known ? new Set(known) : undefined)).devices);
+  return { file, devices: rows, byId: new Map(rows.map((d) => [d.id, d])) };
 }
 
 /** Device ids of one gfx target, in table order. */

@@ -3,7 +3,7 @@ import { loadTargetTable, TargetTableError, type TargetTable } from '../eclass/t
 import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
 import { memoOnContent } from '../util/content-memo.js';
-import { deviceTableOf, deviceTablePath, DeviceTableError, loadDeviceTable } from './devices.js';
+import { checkedDeviceTable, deviceTablePath, DeviceTableError } from './devices.js';
 import { readTopology, type GpuRoots, type Gpu, type Topology } from './topology.js';
 
 /** How the release's target policy treats a gfx target. */
@@ -56,10 +56,7 @@ export async function listGpus(options: { roots: GpuRoots; targetsFile: string; 
   const policy = await releasePolicy(options.targetsFile, options.release);
   let devices;
   try {
-    const file = deviceTablePath(options.targetsFile);
-    const known = policy.table.targets.map((t) => t.name);
-    const rows = await memoOnContent('gpu device table', known, [file], async () => (await loadDeviceTable(file, new Set(known))).devices);
-    devices = deviceTableOf(file, rows);
+    devices = await checkedDeviceTable(deviceTablePath(options.targetsFile), policy.table.targets.map((t) => t.name));
   } catch (err) {
     if (err instanceof DeviceTableError) throw new UserError(err.message, ExitCode.invalidInput, { issues: err.issues });
     throw err;

@@ -1,9 +1,13 @@
+import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { Ajv as AjvClass, ErrorObject, ValidateFunction } from 'ajv';
 import { schemasDir } from '../paths.js';
 import { ExitCode } from '../util/exit-codes.js';
 import { prError } from './errors.js';
+
+// ajv (40 modules) is loaded when a report is first checked, not by every run that imports this module (test --dry-run).
+const ajv = (): typeof AjvClass => (createRequire(import.meta.url)('ajv') as typeof import('ajv')).Ajv;
 
 /**
  * GPU test reports (schemas/test-report.schema.json: one container run, one
@@ -44,7 +48,7 @@ let validator: ValidateFunction | undefined;
 async function validate(): Promise<ValidateFunction> {
   if (!validator) {
     const schema = JSON.parse(await readFile(path.join(schemasDir, 'test-report.schema.json'), 'utf8')) as object;
-    validator = new Ajv({ allErrors: true, strict: false }).compile(schema);
+    validator = new (ajv())({ allErrors: true, strict: false }).compile(schema);
   }
   return validator;
 }

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import { schemasDir } from '../paths.js';
 import { cacheHome } from '../util/cache-home.js';
+import { codeIdentity } from '../util/content-memo.js';
 import type { Manifest } from '../manifest/load.js';
 import { parseYamlSource, type YamlSource } from '../manifest/yaml-source.js';
 import type { Policies } from '../model/targets.js';
@@ -134,14 +135,7 @@ const LIBRARIES = ['yaml', 'ajv', 'fast-glob', 'web-tree-sitter', 'tree-sitter-b
  * (an `npm install` that brings another version of one).
  */
 async function codeKey(hash: ReturnType<typeof createHash>): Promise<void> {
-  const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-  const entries = await fs.readdir(dist, { withFileTypes: true, recursive: true });
-  const files = entries
-    .filter((e) => e.isFile() && (e.name.endsWith('.js') || e.name.endsWith('.cjs')))
-    .map((e) => path.join(e.parentPath ?? (e as unknown as { path: string }).path, e.name))
-    .sort();
-  const stats = await Promise.all(files.map((f) => fs.stat(f)));
-  files.forEach((f, i) => hash.update(`${path.relative(dist, f)} ${stats[i]!.size} ${stats[i]!.mtimeMs} ${stats[i]!.ino}\0`));
+  hash.update(`code ${codeIdentity()}\0`);
   for (const name of LIBRARIES) {
     let manifest = '';
     try {
