@@ -15,7 +15,7 @@ import {
   type DistfileResult,
   type ManifestEntry,
 } from '../distfiles/index.js';
-import { descTargets, eclassPath, loadTargetTable, renderAmdgpuTargetsDescFor, targetsOfReleases } from '../eclass/index.js';
+import { checkedTargetTable, descTargets, eclassPath, renderAmdgpuTargetsDescFor, targetsOfReleases } from '../eclass/index.js';
 import { addSummary, applyBugTrailers, commitMessage, dropSummary, parseBugRef, type BugRef } from '../git/messages.js';
 import { gitIdentity, gitIdentityAndSignatures, gitSignatures, OverlayRepo, type Identity, type Person } from '../git/repo.js';
 import { CommitBuilder, type CommitSpec } from '../git/transaction.js';
@@ -327,7 +327,7 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
   const descStep = plan.scaffold.find((s) => s.what === 'targets-desc');
   let descShrinks = false;
   if (descStep?.action === 'keep' && state.targetsDesc !== undefined) {
-    const want = targetsOfReleases(await loadTargetTable(model.manifest.targetsFile), descStep.releases ?? [plan.version]);
+    const want = targetsOfReleases(await checkedTargetTable(model.manifest.targetsFile), descStep.releases ?? [plan.version]);
     const have = descTargets(state.targetsDesc);
     if (want.join(' ') !== have.join(' ')) {
       descStep.action = 'update';
@@ -599,7 +599,7 @@ async function scaffoldCommits(
       });
     }
     if (step.what === 'targets-desc') {
-      const table = await loadTargetTable(model.manifest.targetsFile);
+      const table = await checkedTargetTable(model.manifest.targetsFile);
       const releases = step.releases ?? [plan.version];
       commits.push({
         message:

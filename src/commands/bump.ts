@@ -9,7 +9,6 @@ import { checkOverlayPath } from '../overlay/paths.js';
 import { createProgress as createDistfileProgress, mirrorsFromEnv, resolveCheckedDistdir } from '../distfiles/index.js';
 import { useColor } from '../cli/progress.js';
 import { baseUrlFlag, GITHUB, timeoutMs, treeProvider } from '../cli/upstream-flags.js';
-import { deriveForBump } from '../upstream/derive.js';
 import { upstreamCacheDir } from '../upstream/sources.js';
 
 export default class Bump extends BaseCommand {
@@ -118,6 +117,8 @@ export default class Bump extends BaseCommand {
     // A distdir that can never hold a file is refused before any work (a dry run uses none).
     if (!flags['dry-run']) await resolveCheckedDistdir(flags.distdir, { offline: flags.offline });
     if (flags['derive-from']) {
+      // Imported here: the upstream code (and the YAML library it writes drafts with) is 60 ms of loading a plain bump does not need.
+      const { deriveForBump } = await import('../upstream/derive.js');
       const derived = await deriveForBump({
         manifest: flags.manifest ?? defaultManifestPath,
         version: args.version,

@@ -4,6 +4,7 @@
  * and amdgpu_targets.desc, and the eclassdoc tools.
  */
 export {
+  checkedTargetTable,
   loadTargetTable,
   parseTargetTable,
   gfxTargetVersionOf,

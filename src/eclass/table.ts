@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { defaultTargetsPath } from '../paths.js';
+import { memoOnContent } from '../util/content-memo.js';
 import { formatIssue, type ManifestIssue } from '../manifest/issues.js';
 import { SchemaValidator } from '../manifest/schema-validator.js';
 import { jsonPath, locate, parseYamlSource, readYamlSource, type YamlSource } from '../manifest/yaml-source.js';
@@ -65,6 +66,15 @@ export async function loadTargetTable(file: string = defaultTargetsPath): Promis
   const read = await readYamlSource(path.resolve(file), 'give the path of a targets.yaml, by default manifest/targets.yaml of rocm-ebuild');
   if (!read.source) throw new TargetTableError(read.issues);
   return tableFrom(read.source);
+}
+
+/**
+ * loadTargetTable's result, kept between runs while the file's content (and
+ * rocm-ebuild) stays the same: parsing and checking targets.yaml is 50 ms of
+ * YAML and schema work that gpu list and bump would otherwise pay every run.
+ */
+export function checkedTargetTable(file: string = defaultTargetsPath): Promise<TargetTable> {
+  return memoOnContent('target table', null, [path.resolve(file)], () => loadTargetTable(file));
 }
 
 /** Validate targets.yaml text. Throws TargetTableError listing every problem. */

@@ -1,8 +1,7 @@
 import { policyFor, PolicyError } from '../eclass/policy.js';
-import { loadTargetTable, TargetTableError, type TargetTable } from '../eclass/table.js';
+import { checkedTargetTable, TargetTableError, type TargetTable } from '../eclass/table.js';
 import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
-import { memoOnContent } from '../util/content-memo.js';
 import { checkedDeviceTable, deviceTablePath, DeviceTableError } from './devices.js';
 import { readTopology, type GpuRoots, type Gpu, type Topology } from './topology.js';
 
@@ -37,7 +36,7 @@ export function targetVerdict(gfx: string | null, policy: { defaultOn: readonly 
 export async function releasePolicy(targetsFile: string, release: string): Promise<{ table: TargetTable; series: string; defaultOn: string[]; optional: string[] }> {
   let table: TargetTable;
   try {
-    table = await memoOnContent('gpu target table', null, [targetsFile], () => loadTargetTable(targetsFile));
+    table = await checkedTargetTable(targetsFile);
   } catch (err) {
     if (err instanceof TargetTableError) throw new UserError(err.message, ExitCode.invalidInput, { issues: err.issues });
     throw err;

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { promises as fs, type Dirent } from 'node:fs';
+import { promises as fs, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
@@ -79,32 +79,29 @@ interface Entry {
  * `components` directory that is a link to a checkout elsewhere is read
  * through it), so a retargeted link, or an edit behind one, changes the key.
  */
-async function treeKey(dir: string, hash: ReturnType<typeof createHash>): Promise<boolean> {
+function treeKey(dir: string, hash: ReturnType<typeof createHash>): boolean {
   const budget = { files: MAX_FILES, bytes: MAX_BYTES };
   const visited = new Set<string>();
-  const walk = async (at: string, prefix: string): Promise<boolean> => {
+  // Synchronous on purpose: some 80 small files, where the promise API's hop
+  // through libuv's thread pool per call cost 15-30 ms against 3-5 ms.
+  const walk = (at: string, prefix: string): boolean => {
     let real: string;
-    let entries: Dirent[];
+    let entries: string[];
     try {
-      real = await fs.realpath(at);
-      entries = await fs.readdir(at, { withFileTypes: true });
+      real = realpathSync(at);
+      entries = readdirSync(at);
     } catch {
       return false;
     }
     // A link back to a directory being walked would never end; such a manifest is not cached.
     if (visited.has(real)) return false;
     visited.add(real);
-    const names = entries.map((e) => e.name).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const names = entries.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     budget.files -= names.length;
     if (budget.files < 0) return false;
-    // Stat and read in parallel (most of the key's cost is waiting on the file system), hash in name order.
-    const stats = await Promise.all(names.map((name) => fs.stat(path.join(at, name)).catch(() => undefined)));
-    for (const st of stats) if (st?.isFile()) budget.bytes -= st.size;
-    if (budget.bytes < 0) return false;
-    const contents = await Promise.all(names.map((name, i) => (stats[i]?.isFile() ? fs.readFile(path.join(at, name)).catch(() => undefined) : undefined)));
-    for (const [i, name] of names.entries()) {
+    for (const name of names) {
       const rel = `${prefix}${name}`;
-      const st = stats[i];
+      const st = statSync(path.join(at, name), { throwIfNoEntry: false });
       if (!st) {
         // A dangling link: its target's absence is what the load saw too.
         hash.update(`x ${rel}\0`);
@@ -112,12 +109,19 @@ async function treeKey(dir: string, hash: ReturnType<typeof createHash>): Promis
       }
       if (st.isDirectory()) {
         hash.update(`d ${rel}\0`);
-        if (!(await walk(path.join(at, name), `${rel}/`))) return false;
+        if (!walk(path.join(at, name), `${rel}/`)) return false;
         continue;
       }
       // Anything else that is not a regular file (a FIFO given as a component) is left to the load to refuse, uncached.
-      const content = contents[i];
-      if (!st.isFile() || !content) return false;
+      if (!st.isFile()) return false;
+      budget.bytes -= st.size;
+      if (budget.bytes < 0) return false;
+      let content: Buffer;
+      try {
+        content = readFileSync(path.join(at, name));
+      } catch {
+        return false;
+      }
       hash.update(`f ${rel} ${content.length}\0`).update(content);
     }
     visited.delete(real);
@@ -154,9 +158,9 @@ export async function computeKey(stackFile: string): Promise<string | undefined>
   const hash = createHash('sha256').update(`${MAGIC} ${FORMAT} ${process.version}\0${path.resolve(stackFile)}\0`);
   await codeKey(hash);
   hash.update('schemas\0');
-  if (!(await treeKey(schemasDir, hash))) return undefined;
+  if (!treeKey(schemasDir, hash)) return undefined;
   hash.update('manifest\0');
-  if (!(await treeKey(path.dirname(path.resolve(stackFile)), hash))) return undefined;
+  if (!treeKey(path.dirname(path.resolve(stackFile)), hash)) return undefined;
   return hash.digest('hex');
 }
 
