@@ -1,4 +1,4 @@
-import nunjucks from 'nunjucks';
+import nunjucks from '#nunjucks';
 import { templatesDir } from '../paths.js';
 import { policyFor } from './policy.js';
 import type { TargetTable } from './table.js';

@@ -1,4 +1,4 @@
-import nunjucks from 'nunjucks';
+import nunjucks from '#nunjucks';
 import { templatesDir } from '../paths.js';
 
 export interface CustomPhase {

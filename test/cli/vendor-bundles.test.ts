@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MANIFEST_FILE } from '../../src/cli/command-manifest.js';
-import { shimSource } from '../../src/cli/vendor-oclif.js';
+import { shimSource } from '../../src/cli/vendor-bundles.js';
 import { bin, root } from '../helpers/project.js';
 
 /**
@@ -31,14 +31,15 @@ async function same(args: string[], env: NodeJS.ProcessEnv = {}): Promise<void> 
   assert.equal(bundled.out, upstream.out, `rocm-ebuild ${args.join(' ')} ${JSON.stringify(env)}: output`);
 }
 
-describe('oclif bundle (dist/vendor)', function () {
+describe('bundled libraries (dist/vendor): oclif and nunjucks', function () {
   this.timeout(180_000);
 
-  it('re-exports every name of @oclif/core', async () => {
-    const names = Object.keys(await import('@oclif/core')).filter((n) => n !== 'default' && n !== '__esModule');
-    const bundled = Object.keys(await import('#oclif')).filter((n) => n !== 'default');
-    assert.deepEqual(bundled.sort(), names.sort());
-    assert.match(shimSource(['Command', 'default', '__esModule', 'not-a-name']), /export const \{ Command \} = core;/);
+  it('re-exports every name of @oclif/core and nunjucks', async () => {
+    const names = (mod: object) => Object.keys(mod).filter((n) => n !== 'default' && n !== '__esModule').sort();
+    assert.deepEqual(names(await import('#oclif')), names(await import('@oclif/core')));
+    assert.deepEqual(names(await import('#nunjucks')), names(((await import('nunjucks')) as { default: object }).default));
+    assert.deepEqual(names(((await import('#nunjucks')) as { default: object }).default), names(((await import('nunjucks')) as { default: object }).default));
+    assert.match(shimSource({ pkg: 'x', file: 'x' }, ['Command', 'default', '__esModule', 'not-a-name', 'vendored', 'requireWithCodeCache']), /export const \{ Command \} = vendored;/);
   });
 
   it('prints every help text exactly as @oclif/core does, at two widths and in colour', async () => {
@@ -60,15 +61,17 @@ describe('oclif bundle (dist/vendor)', function () {
     await same(['render']);
   });
 
-  it('runs a command that imports the rest of the code lazily', async () => {
+  it('runs commands the same way, ebuilds rendered by either nunjucks included', async () => {
     await same(['graph', '--version', '6.2.2']);
     await same(['validate', '--json']);
+    for (const atom of ['rocBLAS', 'hip', 'composable-kernel']) await same(['render', atom, '--version', '6.2.2']);
+    await same(['render', 'rocBLAS', '--version', '6.2.2', '--metadata']);
   });
 
-  it('makes no process import @oclif/core from node_modules', async () => {
+  it('makes no process load oclif or nunjucks from node_modules', async () => {
     // One copy in a process: oclif's instanceof checks and settings need it.
-    const r = await run(['validate', '--help'], { NODE_DEBUG: 'module' }, false);
+    const r = await run(['render', 'hip', '--version', '6.2.2'], { NODE_DEBUG: 'module' }, false);
     assert.equal(r.code, 0);
-    assert.doesNotMatch(r.out, /node_modules[/\\]@oclif[/\\]core[/\\]lib/, `${path.basename(bin)} loaded upstream oclif files`);
+    assert.doesNotMatch(r.out, /node_modules[/\\](@oclif[/\\]core|nunjucks)[/\\]/, `${path.basename(bin)} loaded upstream files`);
   });
 });
