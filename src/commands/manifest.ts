@@ -4,10 +4,10 @@ import { BaseCommand } from '../cli/base-command.js';
 import { UserError } from '../cli/errors.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { loadManifestOrFail, manifestFlag } from '../cli/stack.js';
-import { createProgress, describeProblems, mirrorsFromEnv, resolveCheckedDistdir } from '../distfiles/index.js';
+import { createProgress, describeProblems, mirrorsFromEnv, prewarmHashWorkers, resolveCheckedDistdir } from '../distfiles/index.js';
 import { ManifestError } from '../manifest/issues.js';
 import { knownReleases, releaseModel, resolveStack } from '../model/resolve.js';
-import { loadPolicies } from '../model/targets.js';
+import { policiesOf } from '../stack-check/index.js';
 import { refreshManifests } from '../overlay/manifests.js';
 import { checkOverlayPath } from '../overlay/paths.js';
 import { scanOverlay } from '../overlay/scan.js';
@@ -61,9 +61,11 @@ export default class ManifestCommand extends BaseCommand {
 
   async run(): Promise<unknown> {
     const { argv, flags } = await this.parse(ManifestCommand);
+    // This command exists to hash: its workers boot while the manifest loads.
+    prewarmHashWorkers();
     const distdir = await resolveCheckedDistdir(flags.distdir, { offline: flags.offline });
     const manifest = await loadManifestOrFail(flags.manifest);
-    const policies = await loadPolicies(manifest);
+    const policies = await policiesOf(manifest);
     if ('issues' in policies) throw new ManifestError(policies.issues);
     // Every component in any release, so packages of every version present are found.
     const all = new Map<string, ReturnType<typeof resolveStack>['components'][number]>();

@@ -15,6 +15,43 @@ interface Slot {
   job?: Pending;
 }
 
+/** Workers started ahead of need (prewarmHashWorkers), waiting for a pool to adopt them. */
+const warm: { worker: Worker; failed: boolean }[] = [];
+
+/**
+ * Start `count` hash workers now, for a pool created later to adopt: a worker
+ * takes 40-90 ms to boot (a new V8 isolate and Node's bootstrap), which the
+ * `manifest` command, sure to hash, spends while it is still loading the
+ * manifest and scanning the overlay instead of after. Parked workers are
+ * unref'd (they never keep the process alive) and one that fails before
+ * it is adopted is dropped.
+ */
+export function prewarmHashWorkers(count = defaultConcurrency()): void {
+  for (let i = warm.length; i < count; i++) {
+    const entry = { worker: new Worker(new URL('./hash-worker.js', import.meta.url)), failed: false };
+    entry.worker.unref();
+    const drop = () => (entry.failed = true);
+    entry.worker.once('error', drop);
+    entry.worker.once('exit', drop);
+    warm.push(entry);
+  }
+}
+
+function adoptWarmWorker(): Worker | undefined {
+  while (warm.length > 0) {
+    const entry = warm.shift()!;
+    entry.worker.removeAllListeners('error');
+    entry.worker.removeAllListeners('exit');
+    if (!entry.failed) return entry.worker;
+    void entry.worker.terminate();
+  }
+  return undefined;
+}
+
+function defaultConcurrency(): number {
+  return typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+}
+
 export class HashError extends Error {
   constructor(
     message: string,
@@ -39,8 +76,7 @@ export class HashPool {
   private closed = false;
 
   constructor(concurrency?: number) {
-    const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
-    this.size = Math.max(1, Math.floor(concurrency ?? cores));
+    this.size = Math.max(1, Math.floor(concurrency ?? defaultConcurrency()));
   }
 
   hash(path: string, sizeHint = 0): Promise<HashOutcome> {
@@ -77,7 +113,7 @@ export class HashPool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(new URL('./hash-worker.js', import.meta.url));
+    const worker = adoptWarmWorker() ?? new Worker(new URL('./hash-worker.js', import.meta.url));
     const slot: Slot = { worker };
     worker.on('message', (reply: HashReply) => {
       const job = slot.job;

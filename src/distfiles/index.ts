@@ -18,6 +18,7 @@ export { resolveDistdir, defaultHashCacheFile } from './locations.js';
 export { checkDistdir, distdirSource, resolveCheckedDistdir } from './distdir.js';
 export { mirrorsFromEnv, parseLayoutConf, layoutPath } from './mirrors.js';
 export { hashFiles } from './hash.js';
+export { prewarmHashWorkers } from './hash-pool.js';
 export { parseManifest, formatManifest, updateManifest, ManifestSyntaxError, isValidDistfileName } from './manifest-file.js';
 export { createProgress, silentProgress, type DistfileProgressOptions } from './progress.js';
 export { describeProblem, describeProblems, allVerified, hostAdvice } from './report.js';

@@ -1,7 +1,7 @@
 import type { Manifest, SourceReader } from '../manifest/load.js';
 import type { ManifestIssue } from '../manifest/issues.js';
 import { locate, type YamlSource } from '../manifest/yaml-source.js';
-import { loadTargetTable, parseTargetTable, TargetTableError, type TargetTable } from '../eclass/table.js';
+import { checkedTargetTable, parseTargetTable, TargetTableError, type TargetTable } from '../eclass/table.js';
 import { policyFor, PolicyError } from '../eclass/policy.js';
 import type { TargetPolicy } from './resolve.js';
 
@@ -56,7 +56,7 @@ export async function releasePolicies(
       if (!got.source) return { byRelease, issues: got.issues };
       table = tableOf(got.source);
     } else {
-      table = await loadTargetTable(manifest.targetsFile);
+      table = await checkedTargetTable(manifest.targetsFile);
     }
   } catch (err) {
     if (err instanceof TargetTableError) return { byRelease, issues: err.issues };

@@ -85,6 +85,11 @@ function userError(err: ManifestError): UserError {
 /** Target policies that came with a cached manifest, for stackFor. */
 const cachedPolicies = new WeakMap<Manifest, Policies>();
 
+/** The manifest's target policies: those stored with it in the cache, else read from its targets.yaml. */
+export async function policiesOf(manifest: Manifest): ReturnType<typeof loadPolicies> {
+  return cachedPolicies.get(manifest) ?? loadPolicies(manifest);
+}
+
 /**
  * loadManifest through the cache of checked manifests (stack-check/cache.ts):
  * a manifest unchanged since a run that found it valid is not read, validated
@@ -124,7 +129,7 @@ export async function stackFor(manifest: Manifest, version: string): Promise<Sta
   if (!known.includes(version)) {
     throw new UserError(`release ${version} is not in the manifest ${manifest.file}; it knows ${known.join(', ')}`, ExitCode.invalidInput, { known });
   }
-  const policies = cachedPolicies.get(manifest) ?? (await loadPolicies(manifest));
+  const policies = await policiesOf(manifest);
   if ('issues' in policies) throw userError(new ManifestError(policies.issues));
   return resolveStack(manifest, releaseModel(manifest, version, policies.byRelease.get(version)!)!);
 }

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { HashError, HashPool } from '../../src/distfiles/hash-pool.js';
+import { HashError, HashPool, prewarmHashWorkers } from '../../src/distfiles/hash-pool.js';
 import { entryOf, payload, tempDir } from './support.js';
 
 describe('distfiles: hash pool', () => {
@@ -57,5 +59,30 @@ describe('distfiles: hash pool', () => {
     const pool = new HashPool(1);
     await pool.close();
     await assert.rejects(pool.hash(path.join(dir, 'x')), /closed/);
+  });
+
+  it('adopts workers started ahead of need, and hashes the same with them', async () => {
+    const body = payload(70_000);
+    await fs.writeFile(path.join(dir, 'a'), body);
+    prewarmHashWorkers(2);
+    const pool = new HashPool(2);
+    try {
+      const [x, y] = await Promise.all([pool.hash(path.join(dir, 'a')), pool.hash(path.join(dir, 'a'))]);
+      const want = entryOf('a', body);
+      for (const r of [x!, y!]) assert.deepEqual({ blake2b: r.blake2b, sha512: r.sha512 }, { blake2b: want.blake2b, sha512: want.sha512 });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('parked workers never keep a process alive, used or not', async () => {
+    // A command that prewarms and then fails before hashing must still exit.
+    const module = JSON.stringify(new URL('../../src/distfiles/hash-pool.js', import.meta.url).href);
+    const started = Date.now();
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', `const m = await import(${module}); m.prewarmHashWorkers(2); console.log('done');`], {
+      timeout: 20_000,
+    });
+    assert.equal(stdout.trim(), 'done');
+    assert.ok(Date.now() - started < 20_000);
   });
 });

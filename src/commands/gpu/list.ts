@@ -7,7 +7,7 @@ import { cdiSpec } from '../../gpu/cdi.js';
 import { formatGpuTable, listGpus, type GpuList } from '../../gpu/list.js';
 import { defaultRelease, stackReleases } from '../../gpu/release.js';
 import { rootsFromEnv } from '../../gpu/topology.js';
-import { manifestFlag } from '../../cli/stack.js';
+import { manifestFlag } from '../../cli/manifest-flag.js';
 
 export default class GpuListCommand extends BaseCommand {
   static override summary = "List the host's AMD GPUs from the KFD topology, with the AMDGPU_TARGETS value for each";
