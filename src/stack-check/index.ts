@@ -13,12 +13,6 @@ import { readManifest, resolveManifestPath, type BrokenParts, type Manifest, typ
 import { knownReleases, releaseModel, resolveStack, type StackModel } from '../model/resolve.js';
 import { loadPolicies, releasePolicies, type Policies } from '../model/targets.js';
 import { cacheDisabled, computeKey, readCachedManifest, writeCachedManifest } from './cache.js';
-import { checkContext } from './context.js';
-import { checkDistfiles } from './distfiles.js';
-import { checkFiles } from './files.js';
-import { checkProjects } from './projects.js';
-import { checkRelease } from './release.js';
-import { checkPhaseSyntax, phasePieces } from './values.js';
 
 const NO_POLICY = { default: [], optional: [] };
 
@@ -28,6 +22,16 @@ const NO_POLICY = { default: [], optional: [] };
  * left out, and so is every check that depends on them.
  */
 export async function checkStack(manifest: Manifest, broken: BrokenParts, options: ReadOptions = {}): Promise<ManifestIssue[]> {
+  // Imported here, not at the top: a run that takes the manifest from the
+  // cache (validate, graph, render, test, bump, warm) never loads the checks.
+  const [{ checkContext }, { checkDistfiles }, { checkFiles }, { checkProjects }, { checkRelease }, { checkPhaseSyntax, phasePieces }] = await Promise.all([
+    import('./context.js'),
+    import('./distfiles.js'),
+    import('./files.js'),
+    import('./projects.js'),
+    import('./release.js'),
+    import('./values.js'),
+  ]);
   const ctx = checkContext(manifest, broken);
   const issues: ManifestIssue[] = await checkFiles(ctx);
 
