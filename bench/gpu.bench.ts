@@ -15,7 +15,7 @@ import { figure, interleaved, timeCommand } from './timing.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = path.join(root, 'bin', 'run.js');
-const ROUNDS = Number(process.env.ROCM_EBUILD_BENCH_ROUNDS ?? 5);
+const ROUNDS = Number(process.env.ROCM_EBUILD_BENCH_ROUNDS ?? 11);
 
 /** A host with `count` MI210s (gfx90a) on distinct PCI addresses and render nodes. */
 async function host(dir: string, count: number): Promise<{ sysfs: string; dev: string }> {

@@ -15,7 +15,7 @@ import { figure, interleaved, pairedRatio, timeCommand } from './timing.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = path.join(root, 'bin', 'run.js');
-const ROUNDS = Number(process.env.ROCM_EBUILD_BENCH_ROUNDS ?? 7);
+const ROUNDS = Number(process.env.ROCM_EBUILD_BENCH_ROUNDS ?? 15);
 
 export async function run(): Promise<BenchReport> {
   const env = { ...process.env, NO_COLOR: '1', XDG_CACHE_HOME: path.join(BENCH_ROOT, 'startup-cache') };
