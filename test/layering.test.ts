@@ -25,6 +25,9 @@ const LAYERS: { name: string; members: string[] }[] = [
 ];
 const WORKFLOWS = LAYERS.findIndex((l) => l.name === 'workflows');
 
+/** Libraries loaded from dist/vendor (src/cli/vendor-bundles.ts), by the name src/ must use. */
+const BUNDLED: Record<string, string> = { '@oclif/core': '#oclif', nunjucks: '#nunjucks' };
+
 /** Folders whose imports are narrower than their layer: distfiles/ only uses util/. */
 const ONLY: Record<string, string[]> = { 'distfiles/': ['util/', 'distfiles/'] };
 
@@ -72,6 +75,10 @@ export function importsOf(file: string, text: string): Import[] {
 
 /** What is wrong with one import of `rel` (a path under src/), or undefined. */
 export function violation(rel: string, imp: Import): string | undefined {
+  const bundled = Object.keys(BUNDLED).find((pkg) => imp.specifier === pkg || imp.specifier.startsWith(`${pkg}/`));
+  if (bundled) {
+    return `src/${rel}:${imp.line}: imports ${imp.specifier}; import ${BUNDLED[bundled]} instead (the bundled copy every other module uses: two copies of oclif in one process break its instanceof checks and settings)`;
+  }
   if (!imp.specifier.startsWith('.')) return undefined;
   const target = path.posix.normalize(path.posix.join(path.posix.dirname(rel), imp.specifier)).replace(/\.js$/, '.ts');
   if (target.startsWith('..')) return `src/${rel}:${imp.line}: imports ${imp.specifier}, outside src/`;
@@ -126,6 +133,9 @@ describe('import direction of src/', () => {
     assert.equal(layerOf('eclass/table.ts'), 2);
     assert.equal(layerOf('eclass/generate.ts'), LAYERS.findIndex((l) => l.name === 'I/O'));
     assert.equal(layerOf('upstream/tags.ts'), WORKFLOWS);
+    assert.match(violation('commands/x.ts', { file: '', line: 1, specifier: '@oclif/core' }) ?? '', /import #oclif instead/);
+    assert.match(violation('render/env.ts', { file: '', line: 1, specifier: 'nunjucks' }) ?? '', /import #nunjucks instead/);
+    assert.equal(violation('render/env.ts', { file: '', line: 1, specifier: '#nunjucks' }), undefined);
   });
 
   it('no module imports from a layer above its own', () => {

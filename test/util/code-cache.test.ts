@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { execFile } from 'node:child_process';
-import { chmod, readdir, readFile, writeFile, mkdir } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -116,5 +116,30 @@ describe('util: V8 code cache for the oclif bundle', () => {
     const damaged = await runCli(['gpu', 'list', '--help'], { env: cliEnv });
     assert.equal(damaged.stdout, cold.stdout);
     assert.equal(damaged.stderr, '');
+  });
+
+  it("concurrent cold runs all succeed and leave one whole entry; a killed run's temporary file goes once old", async () => {
+    const cliEnv = { XDG_CACHE_HOME: path.join(dir, 'race-cache') };
+    const runs = await Promise.all(Array.from({ length: 4 }, () => runCli(['--version'], { env: cliEnv })));
+    for (const r of runs) assert.equal(r.code, 0, r.stderr);
+    const cacheDir = codeCacheDir(cliEnv);
+    const left = await readdir(cacheDir);
+    assert.equal(left.filter((f) => f.endsWith('.bin')).length, 1, left.join(' '));
+    assert.deepEqual(left.filter((f) => f.endsWith('.tmp')), []);
+    assert.equal((await runCli(['--version'], { env: cliEnv })).stderr, '');
+    // kill -9 between write and rename leaves <entry>.<pid>.<time>.tmp: kept while it may be a write
+    // in progress, removed by the next store once it is older than ten minutes.
+    const [entry] = left;
+    const fresh = path.join(cacheDir, `${entry}.999999.1.tmp`);
+    const stale = path.join(cacheDir, `${entry}.999998.1.tmp`);
+    await writeFile(fresh, 'partial');
+    await writeFile(stale, 'partial');
+    const hourAgo = new Date(Date.now() - 3600_000);
+    await utimes(stale, hourAgo, hourAgo);
+    await writeFile(path.join(cacheDir, entry!), 'damaged'); // the next run stores again
+    assert.equal((await runCli(['--version'], { env: cliEnv })).code, 0);
+    const after = await readdir(cacheDir);
+    assert.ok(after.includes(path.basename(fresh)), 'a recent temporary file may be a concurrent write: kept');
+    assert.ok(!after.includes(path.basename(stale)), 'an old one is removed');
   });
 });

@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { cp, mkdir, readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { memoDir, memoOnContent } from '../../src/util/content-memo.js';
@@ -117,5 +118,23 @@ describe('util: results memoised on file content (gpu list)', () => {
     const broken = await run();
     assert.equal(broken.code, 2, broken.stdout);
     assert.match(broken.stdout + broken.stderr, /targets\.yaml.*bogus|bogus.*targets\.yaml/s);
+  });
+
+  it('concurrent writers leave one whole entry and no temporary file', async () => {
+    const file = path.join(dir, 'a.yaml');
+    await writeFile(file, 'x: 1\n');
+    const script = `
+      const { memoOnContent } = await import(${JSON.stringify(new URL('../../src/util/content-memo.js', import.meta.url).href)});
+      const v = await memoOnContent('k', null, [${JSON.stringify(file)}], async () => ({ big: 'y'.repeat(200000) }));
+      process.stdout.write(String(v.big.length));`;
+    const run = () =>
+      promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, ...env, ROCM_EBUILD_NO_CACHE: '' } });
+    const outs = await Promise.all(Array.from({ length: 6 }, run));
+    for (const o of outs) assert.equal(o.stdout, '200000');
+    const left = await readdir(memoDir(env));
+    assert.equal(left.length, 1, left.join(' '));
+    assert.ok(left[0]!.endsWith('.json'));
+    assert.equal(await memoOnContent('k', null, [file], async () => ((calls++), { big: '' }), env).then((v) => (v as { big: string }).big.length), 200000);
+    assert.equal(calls, 0);
   });
 });
