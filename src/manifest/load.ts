@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { sortIssues, type ManifestIssue } from './issues.js';
 import { SchemaValidator } from './schema-validator.js';
 import type { ComponentSpec, ExternalSpec, StackSpec } from './types.js';
-import { locate, readYamlSource, type SourceRead, type YamlSource } from './yaml-source.js';
+import { jsonPath, locate, readYamlSource, type SourceRead, type YamlSource } from './yaml-source.js';
 
 export interface LoadedComponent {
   spec: ComponentSpec;
@@ -73,6 +73,26 @@ export async function resolveManifestPath(p: string): Promise<string> {
     // Reported by the loader as "file not found" with a position-less issue.
   }
   return abs;
+}
+
+/**
+ * An override's `set` with its `null` members taken out, and their paths:
+ * null removes a key (merge-patch, model/merge.ts), so there is nothing of it
+ * to check against the schema; whether the key may go is asked separately.
+ * A null inside a list is a value, and is left for the schema to refuse.
+ */
+export function splitRemovals(set: unknown, path: (string | number)[] = []): { rest: unknown; removals: (string | number)[][] } {
+  const removals: (string | number)[][] = [];
+  const walk = (v: unknown, at: (string | number)[]): unknown => {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      if (x === null) removals.push([...at, k]);
+      else out[k] = walk(x, [...at, k]);
+    }
+    return out;
+  };
+  return { rest: walk(set, path), removals };
 }
 
 const ATOM = /^[a-z0-9][a-z0-9+_.-]*\/[A-Za-z0-9+_][A-Za-z0-9+_-]*$/;
@@ -195,7 +215,20 @@ export async function readManifest(file: string, options: ReadOptions = {}): Pro
     if (value && typeof value === 'object' && Array.isArray(value.overrides)) {
       value.overrides.forEach((o, i) => {
         if (o && typeof o === 'object' && o.set && typeof o.set === 'object' && !Array.isArray(o.set)) {
-          all.push(...validator.validate('component-partial.schema.json', got.source!, o.set, ['overrides', i, 'set']));
+          const at = ['overrides', i, 'set'];
+          const { rest, removals } = splitRemovals(o.set);
+          all.push(...validator.validate('component-partial.schema.json', got.source!, rest, at));
+          for (const r of removals) {
+            if (validator.removable('component.schema.json', r)) continue;
+            const where = [...at, ...r];
+            all.push({
+              file: f,
+              ...locate(got.source!, where),
+              path: jsonPath(where),
+              message: typeof r[r.length - 1] === 'string' && r.length === 1 ? `null would remove ${String(r[0])}, which every component needs` : 'null removes nothing here',
+              hint: 'null removes an optional key of the component (e.g. `prepare: null`, or one define under `cmake: { defines: … }`); give a value instead',
+            });
+          }
         }
       });
     }

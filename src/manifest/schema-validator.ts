@@ -94,6 +94,42 @@ export class SchemaValidator {
     return typeof s === 'object' && s !== null ? (s as AnySchemaObject) : undefined;
   }
 
+  /**
+   * Whether an override may remove the key at the end of `segments` (a path
+   * in a value of `schema`) with `null`: its parent is an object schema that
+   * names the key without requiring it, or a map (additionalProperties or
+   * patternProperties). `false` also where the position is not an object
+   * member at all (a list item) or cannot be told.
+   */
+  removable(schema: string, segments: readonly (string | number)[]): boolean {
+    let at = this.resolve(this.byId.get(`${SCHEMA_BASE}${schema}`), `${SCHEMA_BASE}${schema}`);
+    for (const [i, seg] of segments.entries()) {
+      if (!at || typeof seg !== 'string') return false;
+      const props = (at.schema.properties ?? {}) as Record<string, AnySchemaObject>;
+      const last = i === segments.length - 1;
+      if (last) {
+        if (seg in props) return !((at.schema.required as string[] | undefined) ?? []).includes(seg);
+        return isMapSchema(at.schema);
+      }
+      const next = props[seg] ?? (isMapSchema(at.schema) ? mapValueSchema(at.schema) : undefined);
+      at = next ? this.resolve(next, at.base) : undefined;
+    }
+    return false;
+  }
+
+  /** Follow `$ref`s (relative to `base`, the schema file they are written in) to the schema itself. */
+  private resolve(schema: AnySchemaObject | undefined, base: string): { schema: AnySchemaObject; base: string } | undefined {
+    let s = schema;
+    let b = base;
+    for (let hops = 0; s && typeof s.$ref === 'string' && hops < 16; hops++) {
+      const ref = s.$ref as string;
+      const absolute = ref.startsWith('#') ? `${b.split('#')[0]}${ref}` : new URL(ref, b).href;
+      b = absolute.split('#')[0]!;
+      s = this.schemaAt(absolute);
+    }
+    return s ? { schema: s, base: b } : undefined;
+  }
+
   static shared(): SchemaValidator {
     shared ??= new SchemaValidator();
     return shared;
@@ -299,6 +335,16 @@ export class SchemaValidator {
  * base: the same schema, minus `required` on the component and on the
  * sections that merge (lists replace whole, so their items stay strict).
  */
+function isMapSchema(s: AnySchemaObject): boolean {
+  return (typeof s.additionalProperties === 'object' && s.additionalProperties !== null) || (typeof s.patternProperties === 'object' && s.patternProperties !== null);
+}
+
+function mapValueSchema(s: AnySchemaObject): AnySchemaObject | undefined {
+  if (typeof s.additionalProperties === 'object' && s.additionalProperties !== null) return s.additionalProperties as AnySchemaObject;
+  const patterns = Object.values((s.patternProperties ?? {}) as Record<string, AnySchemaObject>);
+  return patterns.length === 1 ? patterns[0] : undefined;
+}
+
 function partialComponentSchema(full: AnySchemaObject): AnySchemaObject {
   const copy = structuredClone(full) as AnySchemaObject & { definitions: Record<string, AnySchemaObject> };
   copy.$id = `${SCHEMA_BASE}component-partial.schema.json`;
