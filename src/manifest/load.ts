@@ -225,7 +225,10 @@ export async function readManifest(file: string, options: ReadOptions = {}): Pro
               file: f,
               ...locate(got.source!, where),
               path: jsonPath(where),
-              message: typeof r[r.length - 1] === 'string' && r.length === 1 ? `null would remove ${String(r[0])}, which every component needs` : 'null removes nothing here',
+              message:
+                r.length === 1
+                  ? `null would remove ${String(r[0])}, which every component needs`
+                  : `null cannot remove ${String(r[r.length - 1])} here: the schema requires it, or has no such key`,
               hint: 'null removes an optional key of the component (e.g. `prepare: null`, or one define under `cmake: { defines: … }`); give a value instead',
             });
           }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import { schemasDir } from '../paths.js';
-import { cacheHome } from '../util/cache-home.js';
+import { cacheDisabled, cacheHome } from '../util/cache-home.js';
 import { codeIdentity } from '../util/content-memo.js';
 import type { Manifest } from '../manifest/load.js';
 import { parseYamlSource, type YamlSource } from '../manifest/yaml-source.js';
@@ -43,11 +43,8 @@ const MAX_ENTRIES = 32;
 /** A temporary file older than this is a killed run's, not a write in progress. */
 const STALE_TMP_MS = 10 * 60 * 1000;
 
-/** ROCM_EBUILD_NO_CACHE set to anything but "" or "0": every run reads, validates and checks the manifest afresh. */
-export function cacheDisabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  const v = env.ROCM_EBUILD_NO_CACHE;
-  return v !== undefined && v !== '' && v !== '0';
-}
+// The switch is shared by every cache of checked results; re-exported for the callers of this module.
+export { cacheDisabled };
 
 export function manifestCacheFile(stackFile: string, env: NodeJS.ProcessEnv = process.env): string {
   const id = createHash('sha256').update(path.resolve(stackFile)).digest('hex').slice(0, 24);

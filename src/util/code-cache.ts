@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wri
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import vm from 'node:vm';
-import { cacheHome } from './cache-home.js';
+import { cacheDisabled, cacheHome } from './cache-home.js';
 
 /**
  * Loads a CommonJS file with V8's code cache, the way Node 22's
@@ -31,11 +31,6 @@ export function codeCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(cacheHome(env), 'v8');
 }
 
-function disabled(env: NodeJS.ProcessEnv): boolean {
-  const v = env.ROCM_EBUILD_NO_CACHE;
-  return v !== undefined && v !== '' && v !== '0';
-}
-
 /**
  * What the file must call instead of `import()`. A script compiled by vm has
  * no import() of its own on Node 20 without --experimental-vm-modules (and
@@ -55,7 +50,7 @@ export function requireWithCodeCache(file: string, env: NodeJS.ProcessEnv = proc
   const source = readFileSync(file, 'utf8');
   const name = path.basename(file).replace(/[^\w.-]/g, '_');
   const dir = codeCacheDir(env);
-  const off = disabled(env);
+  const off = cacheDisabled(env);
   const digest = createHash('sha1').update(source).update('\0').update(process.versions.v8).update('\0').update(process.arch).digest('hex');
   const entry = path.join(dir, `${name}.${digest.slice(0, 20)}.bin`);
   let cachedData: Buffer | undefined;

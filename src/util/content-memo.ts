@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, constants } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cacheHome } from './cache-home.js';
+import { cacheDisabled, cacheHome } from './cache-home.js';
 
 /**
  * What a small loader made of a few files, kept between runs and keyed on
@@ -32,11 +32,6 @@ const MAX_BYTES = 4 * 1024 * 1024;
 const MAX_ENTRIES = 64;
 /** A temporary file older than this was left by a killed run, not a write in progress. */
 const STALE_TMP_MS = 10 * 60 * 1000;
-
-function disabled(env: NodeJS.ProcessEnv): boolean {
-  const v = env.ROCM_EBUILD_NO_CACHE;
-  return v !== undefined && v !== '' && v !== '0';
-}
 
 let codeIdentityMemo: string | undefined;
 
@@ -113,7 +108,7 @@ interface Entry {
  * the key); the result must survive JSON.
  */
 export async function memoOnContent<T>(kind: string, args: unknown, files: string[], load: () => Promise<T>, env: NodeJS.ProcessEnv = process.env): Promise<T> {
-  if (disabled(env)) return load();
+  if (cacheDisabled(env)) return load();
   const before = keyOf(kind, args, files);
   if (!before) return load();
   const entryFile = path.join(memoDir(env), `${createHash('sha256').update(`${kind}\0${JSON.stringify(args)}\0${files.map((f) => path.resolve(f)).join('\0')}`).digest('hex').slice(0, 32)}.json`);

@@ -137,4 +137,23 @@ describe('util: results memoised on file content (gpu list)', () => {
     assert.equal(await memoOnContent('k', null, [file], async () => ((calls++), { big: '' }), env).then((v) => (v as { big: string }).big.length), 200000);
     assert.equal(calls, 0);
   });
+
+  it("a killed writer's temporary file stays while it may be a write in progress, and goes once old", async () => {
+    const file = path.join(dir, 'a.yaml');
+    await writeFile(file, 'x: 1\n');
+    await memoOnContent('k', null, [file], async () => 'v', env);
+    const [entry] = await readdir(memoDir(env));
+    // kill -9 between write and rename leaves <entry>.<pid>.<random>.tmp
+    const fresh = path.join(memoDir(env), `${entry}.999999.aaaaaaaa.tmp`);
+    const stale = path.join(memoDir(env), `${entry}.999998.bbbbbbbb.tmp`);
+    await writeFile(fresh, '{"format":1,');
+    await writeFile(stale, '{"format":1,');
+    const hourAgo = new Date(Date.now() - 3600_000);
+    await utimes(stale, hourAgo, hourAgo);
+    await writeFile(file, 'x: 2\n'); // a new key: the next run stores, and prunes
+    assert.equal(await memoOnContent('k', null, [file], async () => 'w', env), 'w');
+    const left = await readdir(memoDir(env));
+    assert.ok(left.includes(path.basename(fresh)), 'a recent temporary file may be a concurrent write: kept');
+    assert.ok(!left.includes(path.basename(stale)), 'an old one is removed');
+  });
 });
