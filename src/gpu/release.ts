@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { resolveManifestPath } from '../manifest/load.js';
+import { resolveManifestPath } from '../manifest/location.js';
 import { formatIssue } from '../manifest/issues.js';
 import { SchemaValidator } from '../manifest/schema-validator.js';
 import type { StackSpec } from '../manifest/types.js';

@@ -1,10 +1,12 @@
 import path from 'node:path';
-import { stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { sortIssues, type ManifestIssue } from './issues.js';
 import { SchemaValidator } from './schema-validator.js';
 import type { ComponentSpec, ExternalSpec, StackSpec } from './types.js';
 import { jsonPath, locate, readYamlSource, type SourceRead, type YamlSource } from './yaml-source.js';
+import { resolveManifestPath } from './location.js';
+
+export { resolveManifestPath };
 
 export interface LoadedComponent {
   spec: ComponentSpec;
@@ -62,17 +64,6 @@ export type SourceReader = (file: string) => Promise<SourceRead>;
 
 export interface ReadOptions {
   readSource?: SourceReader;
-}
-
-/** `--manifest` may name the stack file or the directory holding stack.yaml. */
-export async function resolveManifestPath(p: string): Promise<string> {
-  const abs = path.resolve(p);
-  try {
-    if ((await stat(abs)).isDirectory()) return path.join(abs, 'stack.yaml');
-  } catch {
-    // Reported by the loader as "file not found" with a position-less issue.
-  }
-  return abs;
 }
 
 /**

@@ -135,14 +135,15 @@ const LIBRARIES = ['yaml', 'ajv', 'fast-glob', 'web-tree-sitter', 'tree-sitter-b
  * upgrade changes them), and the package.json of each library the load uses
  * (an `npm install` that brings another version of one).
  */
-async function codeKey(hash: ReturnType<typeof createHash>): Promise<void> {
+function codeKey(hash: ReturnType<typeof createHash>): void {
   hash.update(`code ${codeIdentity()}\0`);
   for (const name of LIBRARIES) {
     let manifest = '';
     try {
       const entry = fileURLToPath(import.meta.resolve(name));
       const at = entry.lastIndexOf(`${path.sep}node_modules${path.sep}${name}${path.sep}`);
-      if (at >= 0) manifest = await fs.readFile(path.join(entry.slice(0, at), 'node_modules', name, 'package.json'), 'utf8');
+      // Synchronous: five small files, where each trip through the thread pool cost 2-3 ms.
+      if (at >= 0) manifest = readFileSync(path.join(entry.slice(0, at), 'node_modules', name, 'package.json'), 'utf8');
     } catch {
       // Not installed where this module resolves it: the load would fail, and nothing would be stored.
     }
@@ -153,7 +154,7 @@ async function codeKey(hash: ReturnType<typeof createHash>): Promise<void> {
 /** The key of everything a load reads; undefined when the manifest's directory is not cacheable. */
 export async function computeKey(stackFile: string): Promise<string | undefined> {
   const hash = createHash('sha256').update(`${MAGIC} ${FORMAT} ${process.version}\0${path.resolve(stackFile)}\0`);
-  await codeKey(hash);
+  codeKey(hash);
   hash.update('schemas\0');
   if (!treeKey(schemasDir, hash)) return undefined;
   hash.update('manifest\0');

@@ -9,7 +9,8 @@ import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
 import { defaultManifestPath } from '../paths.js';
 import { formatIssue, ManifestError, sortIssues, type ManifestIssue } from '../manifest/issues.js';
-import { readManifest, resolveManifestPath, type BrokenParts, type Manifest, type ReadOptions } from '../manifest/load.js';
+import type { BrokenParts, Manifest, ReadOptions } from '../manifest/load.js';
+import { resolveManifestPath } from '../manifest/location.js';
 import { knownReleases, releaseModel, resolveStack, type StackModel } from '../model/resolve.js';
 import { loadPolicies, releasePolicies, type Policies } from '../model/targets.js';
 import { cacheDisabled, computeKey, readCachedManifest, writeCachedManifest } from './cache.js';
@@ -68,6 +69,8 @@ export async function checkStack(manifest: Manifest, broken: BrokenParts, option
 
 /** Every problem of a manifest in one pass: read and schema problems, and all the checks still possible. */
 export async function validateManifest(file: string, options: ReadOptions = {}): Promise<{ manifest?: Manifest; issues: ManifestIssue[] }> {
+  // The reader and its schema validator, loaded only when a manifest is really read (not served by the cache).
+  const { readManifest } = await import('../manifest/load.js');
   const read = await readManifest(file, options);
   const issues = [...read.issues];
   if (read.manifest) issues.push(...(await checkStack(read.manifest, read.broken, options)));
