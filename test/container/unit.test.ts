@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { classify } from '../../src/container/classify.js';
 import { runCommand, shellLine, type RunSpec } from '../../src/container/command.js';
@@ -468,6 +468,25 @@ describe('container: test --dry-run', function () {
     assert.equal(out.dryRun, true);
     assert.equal(out.engine.name, 'docker');
     assert.match(out.commands[0]!, /^docker run --interactive --name rocm-ebuild-622-gfx1030-[0-9a-f]{6} --pull=never --rm /);
+  });
+
+  it('runs not even the engine: with podman installed, --dry-run picks it from PATH and never executes it', async () => {
+    const fakeEngine = await tempDir();
+    try {
+      const calls = path.join(fakeEngine, 'calls');
+      // Every call is recorded; a version query would be one.
+      writeFileSync(path.join(fakeEngine, 'podman'), `#!/bin/sh\necho "$*" >> '${calls}'\necho 4.3.1\n`, { mode: 0o755 });
+      symlinkSync(path.join(noEngine, 'git'), path.join(fakeEngine, 'git'));
+      const r = await runCli([...base(), '--gpu', 'gfx90a', '--json'], { env: { ...host.env, PATH: fakeEngine } });
+      assert.equal(r.code, 0, r.stderr);
+      const out = JSON.parse(r.stdout) as { commands: string[]; engine: { name: string; version: string } };
+      assert.deepEqual(out.engine, { name: 'podman', version: 'not asked (--dry-run)', rootless: process.geteuid?.() !== 0 });
+      assert.match(out.commands[0]!, /^podman run /);
+      assert.equal(existsSync(calls), false, 'podman was run');
+      assert.doesNotMatch(r.stderr, /not installed/);
+    } finally {
+      await removeDir(fakeEngine);
+    }
   });
 
   it('without --dry-run, no container engine is exit 2 before anything starts', async () => {
