@@ -32,13 +32,22 @@ export const VENDOR_DIR = path.join('dist', 'vendor');
 
 /** An `import(` that is a call (not `.import(`, `fooimport(`, nor the text "import()"). */
 const DYNAMIC_IMPORT_CALL = /(?<![\w$.])import\((?!\))/;
+/** The same, but not of a string literal: `import("wsl-utils")` is left for esbuild to bundle. */
+const COMPUTED_IMPORT_CALL = /(?<![\w$.])import\((?!\))(?!\s*(?:"[^"\n]*"|'[^'\n]*')\s*\))/g;
 
-/** Every import() call in the bundle (oclif's, lilconfig's), renamed to the function util/code-cache.ts passes in (see DYNAMIC_IMPORT there). */
+/**
+ * Every import() of a computed specifier (oclif's of command files,
+ * lilconfig's of config files) renamed to the function util/code-cache.ts
+ * passes in (see DYNAMIC_IMPORT there). An import() of a package by name is
+ * bundled instead: oclif's `import("wsl-utils")`, made by every Config.load
+ * to learn the platform, loaded six ES modules and node:process's ES facade
+ * (whose getters open stdin) on each run, about 10 ms.
+ */
 const renameDynamicImports: Plugin = {
   name: 'rename-dynamic-imports',
   setup(build) {
     build.onLoad({ filter: /\.[cm]?js$/ }, async (args) => ({
-      contents: (await fs.readFile(args.path, 'utf8')).replace(new RegExp(DYNAMIC_IMPORT_CALL.source, 'g'), `${DYNAMIC_IMPORT}(`),
+      contents: (await fs.readFile(args.path, 'utf8')).replace(COMPUTED_IMPORT_CALL, `${DYNAMIC_IMPORT}(`),
       loader: 'js',
     }));
   },

@@ -1,7 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { MANIFEST_FILE } from '../../src/cli/command-manifest.js';
 import { shimSource } from '../../src/cli/vendor-bundles.js';
 import { bin, root } from '../helpers/project.js';
@@ -11,9 +13,9 @@ import { bin, root } from '../helpers/project.js';
  * `--conditions=rocm-ebuild-unbundled` makes `#oclif` resolve to the latter
  * (package.json "imports"), so the same bin/run.js runs on each.
  */
-function run(args: string[], env: NodeJS.ProcessEnv, unbundled: boolean): Promise<{ code: number; out: string }> {
+function run(args: string[], env: NodeJS.ProcessEnv, unbundled: boolean, nodeOptions: string[] = []): Promise<{ code: number; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(unbundled ? ['--conditions=rocm-ebuild-unbundled'] : []), bin, ...args], {
+    const child = spawn(process.execPath, [...nodeOptions, ...(unbundled ? ['--conditions=rocm-ebuild-unbundled'] : []), bin, ...args], {
       cwd: root,
       env: { ...process.env, NO_COLOR: '1', ...env },
     });
@@ -73,5 +75,27 @@ describe('bundled libraries (dist/vendor): oclif and nunjucks', function () {
     const r = await run(['render', 'hip', '--version', '6.2.2'], { NODE_DEBUG: 'module' }, false);
     assert.equal(r.code, 0);
     assert.doesNotMatch(r.out, /node_modules[/\\](@oclif[/\\]core|nunjucks)[/\\]/, `${path.basename(bin)} loaded upstream files`);
+  });
+
+  it('makes the bundles import nothing from node_modules at run time: oclif\'s import of wsl-utils is bundled too', async () => {
+    // A loader hook reports every module resolved for code of the bundles
+    // (their import() calls go through util/code-cache.js). oclif asks
+    // wsl-utils for the platform on every start; imported from
+    // node_modules, that was six ES modules and node:process's facade.
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'rocm-ebuild-hook-'));
+    try {
+      const hooks = path.join(dir, 'hooks.mjs');
+      await writeFile(hooks, "export async function resolve(s, c, next) { const r = await next(s, c); process.stderr.write(`resolved ${r.url} from ${c.parentURL}\\n`); return r; }\n");
+      const register = path.join(dir, 'register.mjs');
+      await writeFile(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+      const r = await run(['validate', '--json'], {}, false, ['--import', pathToFileURL(register).href]);
+      assert.equal(r.code, 0, r.out);
+      const resolved = r.out.split('\n').filter((l) => l.startsWith('resolved '));
+      assert.ok(resolved.some((l) => /dist\/vendor\/oclif-core\.js from /.test(l)), 'the hook saw the imports');
+      const fromBundles = resolved.filter((l) => /from \S*(dist\/vendor\/|dist\/src\/util\/code-cache\.js)/.test(l) && /node_modules/.test(l.split(' from ')[0]!));
+      assert.deepEqual(fromBundles, []);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
