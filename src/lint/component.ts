@@ -1,4 +1,4 @@
-import { knownReleases, resolveComponent, type ResolvedComponent, type StackModel } from '../model/resolve.js';
+import { inRelease, knownReleases, type ResolvedComponent, type StackModel } from '../model/resolve.js';
 import { currentYear, renderEbuild, renderMetadata } from '../render/index.js';
 import { bashSyntax, bashSyntaxAll, shellcheck, shellcheckAll, type ToolFinding } from './external-tools.js';
 import { lintEbuild, type EbuildInput, type LintResult } from './index.js';
@@ -53,7 +53,7 @@ export function stackView(model: StackModel): Map<string, StackPackage> {
   }
   const releases = knownReleases(model.manifest);
   for (const c of model.components) {
-    const versions = releases.filter((v) => resolveComponent(model.manifest, c.loaded, { ...model.release, version: v }) !== undefined);
+    const versions = releases.filter((v) => inRelease(c.loaded, v));
     view.set(c.atom, { iuse: stackIuse(c), versions });
   }
   stackViews.set(model, view);

@@ -113,6 +113,23 @@ export function sourceDistfile(
   return { name: expand(distfile, pn, version), url, uri, dir };
 }
 
+/**
+ * Whether a component is in a release: what resolveComponent answers with
+ * undefined or not, without resolving the rest. Overrides may change
+ * `releases` too, so the key is merged exactly as the full merge would.
+ * (lint's view of the stack asks this for every component and release.)
+ */
+export function inRelease(loaded: LoadedComponent, version: string): boolean {
+  const base = loaded.spec;
+  if (!inRange(version, base.releases)) return false;
+  const patches = (base.overrides ?? [])
+    .filter((o) => inRange(version, o.versions) && o.set !== null && typeof o.set === 'object' && 'releases' in o.set)
+    .map((o) => ({ value: { releases: (o.set as { releases?: unknown }).releases } as unknown, at: [] as (string | number)[] }));
+  if (patches.length === 0) return true;
+  const merged = mergeWithProvenance({ releases: base.releases }, patches).value as { releases?: ComponentSpec['releases'] };
+  return inRange(version, merged.releases);
+}
+
 export function resolveComponent(
   manifest: Manifest,
   loaded: LoadedComponent,
