@@ -85,8 +85,9 @@ same report directory), 6 an atom failed or a container could not proceed, 130 i
       if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2])) throw new UserError(`--shard ${flags.shard}: expected K/N with 1 ≤ K ≤ N, e.g. 2/4`, ExitCode.invalidInput);
       shard = { index: Number(m[1]), total: Number(m[2]) };
     }
-    const manifest = await loadManifestOrFail(flags.manifest);
-    const model = await stackFor(manifest, flags.version);
+    // Not awaited here: runTests starts what needs no manifest (git, the engine lookup) while it loads.
+    const model = loadManifestOrFail(flags.manifest).then((manifest) => stackFor(manifest, flags.version));
+    model.catch(() => undefined);
 
     // Ctrl-C / SIGTERM: stop the container and write the partial report; a second one gives up at once.
     const controller = new AbortController();

@@ -26,7 +26,8 @@ export const DEFAULT_TREE = '/var/db/repos/gentoo';
 export const DEFAULT_TIMEOUT = 6 * 3600;
 
 export interface TestOptions {
-  model: StackModel;
+  /** The release's model, or its load still under way: the checks that need no manifest start meanwhile. */
+  model: StackModel | Promise<StackModel>;
   /** Atoms as given (category/PN or PN); empty: the whole release. */
   atoms: string[];
   /** Atoms built without running their tests (a CI matrix tests them in shard jobs). */
@@ -101,14 +102,11 @@ export function parseDuration(text: string): number {
 }
 
 /** The overlay: a git repository with a repo_name, holding the ebuilds under test. Exit 4 otherwise. */
-async function checkOverlay(dir: string, plan: TestPlan): Promise<string> {
-  // git and the directory scan run side by side; git's answer is still looked at first.
-  const scanning = scanOverlay(dir, plan.atoms.map((a) => a.atom));
-  scanning.catch(() => undefined);
-  if (!(await new OverlayRepo(dir).isRepository())) {
+async function checkOverlay(dir: string, plan: TestPlan, isRepository: Promise<boolean>): Promise<string> {
+  if (!(await isRepository)) {
     throw new UserError(`the overlay ${dir} is not a git repository; create it with \`rocm-ebuild bump ${plan.release} --overlay ${dir}\``, ExitCode.overlayRefused);
   }
-  const state = await scanning;
+  const state = await scanOverlay(dir, plan.atoms.map((a) => a.atom));
   if (!state.repoName) throw new UserError(`the overlay ${dir} has no profiles/repo_name`, ExitCode.overlayRefused);
   const missing = plan.atoms.filter((a) => !state.packages.get(a.atom)?.versions.some((v) => v === a.version || v.startsWith(`${a.version}-r`)));
   if (missing.length > 0) {
@@ -137,7 +135,11 @@ async function checkTree(tree: string): Promise<void> {
  * behind; --dry-run stops after this.
  */
 export async function prepareRun(options: TestOptions): Promise<PreparedRun> {
-  const { model } = options;
+  // git tells whether the overlay is a repository while the manifest loads;
+  // the answer is looked at where it always was, so errors keep their order.
+  const overlay = path.resolve(options.overlay);
+  const isRepository = new OverlayRepo(overlay).isRepository();
+  isRepository.catch(() => undefined);
   const inPlace = options.engine === 'none';
   // Asking the engine its version is a process of 30-40 ms: started now, it
   // runs while the overlay, the tree and the GPUs are checked. Its answer (or
@@ -149,11 +151,11 @@ export async function prepareRun(options: TestOptions): Promise<PreparedRun> {
     ? undefined
     : detectEngine(wanted, options.env).then(async (found) => ({ found, info: found && !options.dryRun ? await engineInfo(found, options.env) : undefined }));
   probe?.catch(() => undefined);
+  const model = await options.model;
   const plan = testPlan(model, options.atoms.length ? resolveAtoms(model, options.atoms) : undefined, options.tests, {
     skipTests: resolveAtoms(model, options.skipTests ?? []),
   });
-  const overlay = path.resolve(options.overlay);
-  const repoName = await checkOverlay(overlay, plan);
+  const repoName = await checkOverlay(overlay, plan, isRepository);
   const tree = path.resolve(options.tree);
   await checkTree(tree);
 
