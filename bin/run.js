@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import module from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -20,15 +20,16 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 /**
  * oclif.manifest.json (written by `npm run build`) spares every command the
- * import of all the others, but oclif trusts it blindly: a command compiled
- * since (`npx tsc -p .` alone) would be "not found". So it is used only when
- * it lists exactly the command files on disk; otherwise every command is
- * imported, as without it: slower, never wrong.
+ * import of all the others and points each at its bundle in dist/cli
+ * (src/cli/command-bundles.ts). oclif trusts it blindly, so it is used only
+ * when it lists exactly the command files on disk and the bundles are
+ * current; otherwise every command is imported from dist/src, as without
+ * it: slower, never wrong (after `npx tsc -p .` alone, say).
  */
 function manifestCurrent() {
   try {
     const { commands } = JSON.parse(readFileSync(`${root}oclif.manifest.json`, 'utf8'));
-    const listed = Object.values(commands).map((c) => c.relativePath.join('/')).sort();
+    const listed = Object.keys(commands).map((id) => `dist/src/commands/${id.replace(/:/g, '/')}.js`).sort();
     // Walked by hand: Node 20's readdirSync({ recursive }) costs several times more.
     const onDisk = [];
     const walk = (dir) => {
@@ -45,7 +46,29 @@ function manifestCurrent() {
   }
 }
 
-if (manifestCurrent()) {
+/**
+ * The bundles are current when every compiled module they were made from is
+ * still there with its size and is no newer than their list of inputs,
+ * written last by the build. (Not an exact mtime: npm packs every file with
+ * one fixed date, which an installed package then has throughout.)
+ */
+function bundlesCurrent() {
+  try {
+    const list = `${root}dist/cli/inputs.json`;
+    const built = statSync(list).mtimeMs;
+    const { format, inputs } = JSON.parse(readFileSync(list, 'utf8'));
+    if (format !== 1) return false;
+    for (const [file, size] of Object.entries(inputs)) {
+      const st = statSync(`${root}${file}`);
+      if (st.size !== size || st.mtimeMs > built) return false;
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+if (manifestCurrent() && bundlesCurrent()) {
   await execute({ dir: import.meta.url });
 } else {
   const plugin = new Plugin({ root, type: 'core', isRoot: true, ignoreManifest: true });

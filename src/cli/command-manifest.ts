@@ -2,14 +2,16 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Plugin } from '#oclif';
+import { bundleFileOf, COMMAND_BUNDLE_DIR } from './command-bundles.js';
 
 /**
  * oclif's command manifest (oclif.manifest.json at the package root): every
  * command's id, summary, flags, arguments and examples, read by oclif in
  * place of importing every command module. With it, `--help` imports no
- * command and a command imports only itself. Written by `npm run build` (and
- * `prepare`, so packages carry it), from the compiled commands; bin/run.js
- * ignores it when the command files it lists are not the ones on disk, and a
+ * command and a command imports only itself, from its bundle in dist/cli.
+ * Written by `npm run build` (and `prepare`, so packages carry it), from the
+ * compiled commands; bin/run.js ignores it when the commands it lists are not
+ * the command files on disk or the bundles are older than dist/src, and a
  * test fails when it differs from the commands in any other way.
  */
 
@@ -21,7 +23,12 @@ export const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.u
 export async function buildCommandManifest(root = packageRoot): Promise<{ version: string; commands: Record<string, unknown> }> {
   const plugin = new Plugin({ root, type: 'core', isRoot: true, ignoreManifest: true, errorOnManifestCreate: true, respectNoCacheDefault: true });
   await plugin.load();
-  const commands = Object.fromEntries(Object.keys(plugin.manifest.commands).sort().map((id) => [id, plugin.manifest.commands[id]]));
+  // Each command is loaded from its bundle (command-bundles.ts); bin/run.js uses this manifest only while the bundles are current.
+  const commands = Object.fromEntries(
+    Object.keys(plugin.manifest.commands)
+      .sort()
+      .map((id) => [id, { ...plugin.manifest.commands[id], relativePath: [...COMMAND_BUNDLE_DIR.split(path.sep), bundleFileOf(id)] }]),
+  );
   return { commands, version: plugin.manifest.version };
 }
 

@@ -1,0 +1,144 @@
+import { promises as fs, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Plugin } from 'esbuild';
+
+/**
+ * Our own commands, bundled at build time: dist/cli/<command>.js, one ES
+ * module per command, and the code they share in chunks beside them
+ * (esbuild's code splitting, so a module a command imports lazily stays a
+ * file of its own, loaded only when asked for). oclif.manifest.json points
+ * every command at its bundle (command-manifest.ts), bin/run.js uses the
+ * manifest only while the bundles are current (its bundlesCurrent), and
+ * otherwise runs the compiled modules in dist/src, as before.
+ *
+ * Why: Node 20's loader reads each ES module through the thread pool,
+ * resolves and links it; `test --dry-run` imported some 40 of our modules,
+ * and its bundle with its chunks is about 25 files. Measured alternately on
+ * this project's 2-core machine: 290 → 268 ms and 307 → 291 ms for the
+ * whole `test --dry-run`.
+ *
+ * dist/src stays what tests import and what workers (the hash worker) and
+ * generated files are found beside: every `import.meta.url` in a bundled
+ * module is rewritten to the URL of the compiled module it came from, so the
+ * paths it computes (templates, schemas, the worker, the package root) are
+ * the same either way. Libraries stay external, `#oclif` and `#nunjucks`
+ * included (they are the code-cached bundles of vendor-bundles.ts).
+ */
+
+export const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+export const COMMAND_BUNDLE_DIR = path.join('dist', 'cli');
+const COMMANDS_DIR = path.join('dist', 'src', 'commands');
+/** A temporary file older than this was left by a killed build. */
+const STALE_TMP_MS = 10 * 60 * 1000;
+/** Written last: what each bundle was made from (bin/run.js's bundlesCurrent). */
+export const BUNDLE_INPUTS = 'inputs.json';
+
+/** The bundle of a command: `upstream:tags` → upstream-tags.js. */
+export function bundleFileOf(id: string): string {
+  return `${id.replace(/:/g, '-')}.js`;
+}
+
+/** The compiled command modules by command id (oclif's: the path under commands/, `/` as `:`). */
+async function commandModules(root: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const walk = async (dir: string, prefix: string): Promise<void> => {
+    for (const e of await fs.readdir(dir, { withFileTypes: true })) {
+      if (e.isDirectory()) await walk(path.join(dir, e.name), `${prefix}${e.name}:`);
+      else if (e.name.endsWith('.js')) out.set(`${prefix}${e.name.slice(0, -3)}`, path.join(dir, e.name));
+    }
+  };
+  await walk(path.join(root, COMMANDS_DIR), '');
+  return out;
+}
+
+/** `import.meta.url` of a module bundled from `file` into `outdir`: the URL `file` has, computed from the bundle's. */
+export function rewriteImportMetaUrl(source: string, file: string, outdir: string): string {
+  const rel = path.relative(outdir, file).split(path.sep).join('/');
+  return source.replace(/\bimport\.meta\.url\b/g, `new URL(${JSON.stringify(rel)}, import.meta.url).href`);
+}
+
+const importMetaUrl = (outdir: string): Plugin => ({
+  name: 'import-meta-url',
+  setup(build) {
+    build.onLoad({ filter: /\.js$/ }, async (args) => ({ contents: rewriteImportMetaUrl(await fs.readFile(args.path, 'utf8'), args.path, outdir), loader: 'js' }));
+  },
+});
+
+export interface BundleInputs {
+  format: 1;
+  /** Every compiled module in a bundle, relative to the package root, with its size. */
+  inputs: Record<string, number>;
+  /** The files of this build in dist/cli (kept by the next build too, see buildCommandBundles). */
+  outputs: string[];
+}
+
+async function writeAtomic(file: string, contents: Uint8Array | string): Promise<void> {
+  const tmp = `${file}.${process.pid}.tmp`;
+  await fs.writeFile(tmp, contents);
+  await fs.rename(tmp, file);
+}
+
+/**
+ * Bundle every command into dist/cli, in place and in an order that a
+ * rocm-ebuild running meanwhile never minds: the chunks first (their names
+ * carry a hash of their content, so a new one never replaces an old one a
+ * running process may still import lazily), then each command's file
+ * (renamed into place whole), then the list of inputs. Files of the build
+ * before stay, for processes started on it; older ones go.
+ */
+export async function buildCommandBundles(root = packageRoot): Promise<string> {
+  const esbuild = (await import('esbuild')) as typeof import('esbuild');
+  const modules = await commandModules(root);
+  const entryPoints: Record<string, string> = {};
+  for (const [id, file] of modules) {
+    const name = bundleFileOf(id).slice(0, -3);
+    if (entryPoints[name]) throw new Error(`commands ${id} and another both bundle to ${name}.js`);
+    entryPoints[name] = file;
+  }
+  const outdir = path.join(root, COMMAND_BUNDLE_DIR);
+  const result = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    outdir,
+    chunkNames: 'chunk-[hash]',
+    packages: 'external',
+    external: ['#oclif', '#nunjucks'],
+    plugins: [importMetaUrl(outdir)],
+    sourcemap: 'linked',
+    metafile: true,
+    write: false,
+    logLevel: 'warning',
+  });
+  await fs.mkdir(outdir, { recursive: true });
+  const entries = new Set(Object.keys(entryPoints).map((n) => `${n}.js`));
+  const isEntry = (f: string) => entries.has(path.basename(f)) || entries.has(path.basename(f).replace(/\.map$/, ''));
+  const files = result.outputFiles;
+  for (const f of files.filter((o) => !isEntry(o.path))) await writeAtomic(f.path, f.contents);
+  for (const f of files.filter((o) => isEntry(o.path))) await writeAtomic(f.path, f.contents);
+  const previous = await fs
+    .readFile(path.join(outdir, BUNDLE_INPUTS), 'utf8')
+    .then((t) => (JSON.parse(t) as Partial<BundleInputs>).outputs ?? [])
+    .catch(() => [] as string[]);
+  const list: BundleInputs = { format: 1, inputs: {}, outputs: files.map((f) => path.basename(f.path)).sort() };
+  for (const rel of Object.keys(result.metafile.inputs).sort()) list.inputs[rel] = statSync(path.join(root, rel)).size;
+  await writeAtomic(path.join(outdir, BUNDLE_INPUTS), `${JSON.stringify(list, null, 1)}\n`);
+  const keep = new Set([...list.outputs, ...previous, BUNDLE_INPUTS]);
+  for (const f of await fs.readdir(outdir)) {
+    if (keep.has(f)) continue;
+    // A temporary file goes once it is a killed build's, not a concurrent build's write in progress.
+    const st = await fs.stat(path.join(outdir, f)).catch(() => undefined);
+    if (f.endsWith('.tmp') && (!st || Date.now() - st.mtimeMs < STALE_TMP_MS)) continue;
+    await fs.rm(path.join(outdir, f), { force: true });
+  }
+  return outdir;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await buildCommandBundles();
+}
