@@ -64,7 +64,7 @@ export default class Bump extends BaseCommand {
   ];
 
   static override args = {
-    version: Args.string({ description: 'ROCm release, e.g. 6.2.2', required: true }),
+    version: Args.string({ ignoreStdin: true, description: 'ROCm release, e.g. 6.2.2', required: true }),
   };
 
   static override flags = {

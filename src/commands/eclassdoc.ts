@@ -37,7 +37,7 @@ export default class EclassDoc extends BaseCommand {
   ];
 
   static override args = {
-    file: Args.string({ description: 'the eclass to document (default: eclass/rocm.eclass of rocm-ebuild)' }),
+    file: Args.string({ ignoreStdin: true, description: 'the eclass to document (default: eclass/rocm.eclass of rocm-ebuild)' }),
   };
 
   static override flags = {

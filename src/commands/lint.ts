@@ -32,7 +32,7 @@ export default class Lint extends BaseCommand {
   ];
 
   static override strict = false;
-  static override args = { atoms: Args.string({ description: 'packages to check (default: all)' }) };
+  static override args = { atoms: Args.string({ ignoreStdin: true, description: 'packages to check (default: all)' }) };
 
   static override flags = {
     version: Flags.string({ char: 'v', description: 'ROCm release whose stack is checked (required without --overlay)', helpValue: 'X.Y.Z' }),

@@ -39,7 +39,7 @@ export default class ManifestCommand extends BaseCommand {
   ];
 
   static override strict = false;
-  static override args = { atoms: Args.string({ description: 'packages (category/PN or PN); default: all stack packages in the overlay' }) };
+  static override args = { atoms: Args.string({ ignoreStdin: true, description: 'packages (category/PN or PN); default: all stack packages in the overlay' }) };
 
   static override flags = {
     overlay: Flags.string({ char: 'o', description: 'the overlay', required: true, helpValue: 'DIR' }),

@@ -18,7 +18,7 @@ export default class Render extends BaseCommand {
   ];
 
   static override args = {
-    atom: Args.string({ description: 'package: category/PN or PN', required: true }),
+    atom: Args.string({ ignoreStdin: true, description: 'package: category/PN or PN', required: true }),
   };
 
   static override flags = {

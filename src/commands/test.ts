@@ -40,7 +40,7 @@ same report directory), 6 an atom failed or a container could not proceed, 130 i
 
   static override strict = false;
   static override args = {
-    atoms: Args.string({ description: 'packages to test, category/PN or PN (default: every package of the release)' }),
+    atoms: Args.string({ ignoreStdin: true, description: 'packages to test, category/PN or PN (default: every package of the release)' }),
   };
 
   static override flags = {

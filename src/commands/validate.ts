@@ -22,7 +22,7 @@ export default class Validate extends BaseCommand {
   ];
 
   static override args = {
-    manifest: Args.string({ description: 'stack.yaml, or the directory holding it (default: the shipped manifest)' }),
+    manifest: Args.string({ ignoreStdin: true, description: 'stack.yaml, or the directory holding it (default: the shipped manifest)' }),
   };
 
   async run(): Promise<{ valid: true; file: string; releases: string[]; components: number }> {

@@ -35,8 +35,8 @@ Exit codes: 0 done, 2 invalid input, 5 some sources could not be read (the other
 
   static override strict = false;
   static override args = {
-    from: Args.string({ description: 'the older release, e.g. 6.2.2', required: true }),
-    to: Args.string({ description: 'the newer release, e.g. 6.3.3', required: true }),
+    from: Args.string({ ignoreStdin: true, description: 'the older release, e.g. 6.2.2', required: true }),
+    to: Args.string({ ignoreStdin: true, description: 'the newer release, e.g. 6.3.3', required: true }),
   };
 
   static override flags = { manifest: manifestFlag, ...treeFlags, format: formatFlag };

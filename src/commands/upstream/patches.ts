@@ -35,7 +35,7 @@ Exit codes: 0 every fix-up applies (possibly differently), 2 invalid input, 5 so
 
   static override strict = false;
   static override args = {
-    version: Args.string({ description: 'the release whose sources are checked, e.g. 6.3.3', required: true }),
+    version: Args.string({ ignoreStdin: true, description: 'the release whose sources are checked, e.g. 6.3.3', required: true }),
   };
 
   static override flags = {

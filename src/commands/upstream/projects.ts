@@ -38,7 +38,7 @@ could not be fetched. Repositories that cannot be asked for evidence are noted, 
   ];
 
   static override args = {
-    version: Args.string({ description: 'the release, e.g. 6.3.3', required: true }),
+    version: Args.string({ ignoreStdin: true, description: 'the release, e.g. 6.3.3', required: true }),
   };
 
   static override flags = {
