@@ -1,23 +1,8 @@
 import { strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { bin, root } from '../helpers/project.js';
-
-/** The CLI with `input` on its standard input (a pipe, as in a shell loop or a CI script). */
-function withStdin(args: string[], input: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: { ...process.env, NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
+import { root, runCli } from '../helpers/project.js';
 
 /**
  * oclif reads a positional argument the command line left out from standard
@@ -44,10 +29,10 @@ describe('cli: standard input is never an argument', function () {
   });
 
   it('validate keeps the shipped manifest and render still wants its ATOM when something is piped in', async () => {
-    const v = await withStdin(['validate'], '/nonexistent\n');
+    const v = await runCli(['validate'], { input: '/nonexistent\n' });
     assert.equal(v.code, 0, v.stderr);
     assert.match(v.stdout, /manifest\/stack\.yaml: valid/);
-    const r = await withStdin(['render', '--version', '6.2.2'], 'hip\n');
+    const r = await runCli(['render', '--version', '6.2.2'], { input: 'hip\n' });
     assert.equal(r.code, 2, r.stdout);
     assert.match(r.stderr, /Missing 1 required arg/);
   });
