@@ -46,6 +46,8 @@ describe('manifest cache', function () {
     assert.ok(manifestCacheFile(stackFile).startsWith(path.join(cacheHome, 'rocm-ebuild', 'manifest') + path.sep));
     const hit = await readCachedManifest(stackFile);
     assert.ok(hit);
+    // Every stored source was restored (rehydrate looks only where a Manifest keeps them).
+    assert.doesNotMatch(JSON.stringify(hit.manifest), /__yamlSource/);
     // Same data, same sources (their parse trees rebuilt on demand), same model.
     assert.deepEqual(JSON.parse(JSON.stringify(hit.manifest, (k, v) => (k === 'doc' || k === 'lines' ? undefined : v))), JSON.parse(JSON.stringify(fresh, (k, v) => (k === 'doc' || k === 'lines' ? undefined : v))));
     assert.equal(hit.manifest.components[0]!.source.doc.toString(), fresh.components[0]!.source.doc.toString());
