@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { MANIFEST_FILE } from '../../src/cli/command-manifest.js';
-import { shimSource } from '../../src/cli/vendor-bundles.js';
+import { COMMAND_SORT, shimSource, sortCommandsByCodePoint } from '../../src/cli/vendor-bundles.js';
 import { bin, root } from '../helpers/project.js';
 
 /**
@@ -68,6 +68,27 @@ describe('bundled libraries (dist/vendor): oclif and nunjucks', function () {
     await same(['validate', '--json']);
     for (const atom of ['rocBLAS', 'hip', 'composable-kernel']) await same(['render', atom, '--version', '6.2.2']);
     await same(['render', 'rocBLAS', '--version', '6.2.2', '--metadata']);
+  });
+
+  it('sorts command ids by code point (every tested locale\'s order for ours but Welsh) and never builds a collator', async () => {
+    const bundle = await readFile(path.join(root, 'dist', 'vendor', 'oclif-core.cjs'), 'utf8');
+    assert.ok(!bundle.includes('localeCompare'), 'no localeCompare is left in the oclif bundle');
+    assert.ok(bundle.includes('a.id < b.id ? -1 : a.id > b.id ? 1 : 0'), 'the code-point sort is in the bundle');
+    const file = path.join('x', 'node_modules', '@oclif', 'core', 'lib', 'config', 'plugin.js');
+    assert.equal(sortCommandsByCodePoint(file, `a${COMMAND_SORT.from}b`), `a${COMMAND_SORT.to}b`);
+    assert.throws(() => sortCommandsByCodePoint(file, 'changed upstream'), /not found once/);
+    assert.throws(() => sortCommandsByCodePoint(file, `${COMMAND_SORT.from}${COMMAND_SORT.from}`), /not found once/);
+    assert.equal(sortCommandsByCodePoint(path.join('x', 'other.js'), COMMAND_SORT.from), COMMAND_SORT.from);
+    // The order help lists commands in, as oclif's localeCompare would give it in these locales.
+    const manifest = JSON.parse(await readFile(path.join(root, MANIFEST_FILE), 'utf8')) as { commands: Record<string, unknown> };
+    const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as { oclif: { topics: Record<string, unknown> } };
+    const ids = [...Object.keys(manifest.commands), ...Object.keys(pkg.oclif.topics)];
+    const byCodePoint = [...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const locales = [undefined, 'en', 'en-US-u-va-posix', 'de', 'fr', 'es', 'it', 'pl', 'cs', 'sk', 'hu', 'lt', 'lv', 'et', 'fi', 'sv', 'da', 'nb', 'cy', 'tr', 'ru', 'ja', 'zh', 'ko'];
+    // oclif's help sorts by code point itself; this order is only config.commands', which decides
+    // which of two equally close commands a typo is told about. Welsh's "th" puts ci:gitlab first.
+    const differ = locales.filter((l) => JSON.stringify([...ids].sort(new Intl.Collator(l).compare)) !== JSON.stringify(byCodePoint));
+    assert.deepEqual(differ, ['cy']);
   });
 
   it('makes no process load oclif or nunjucks from node_modules', async () => {
