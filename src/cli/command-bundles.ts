@@ -2,6 +2,9 @@ import { promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'esbuild';
+import { projectRoot } from '../paths.js';
+import { writeFileAtomically } from '../util/atomic-write.js';
+import { compiledModules } from '../util/content-memo.js';
 
 /**
  * Our own commands, bundled at build time: dist/cli/<command>.js, one ES
@@ -26,7 +29,6 @@ import type { Plugin } from 'esbuild';
  * included (they are the code-cached bundles of vendor-bundles.ts).
  */
 
-export const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const COMMAND_BUNDLE_DIR = path.join('dist', 'cli');
 const COMMANDS_DIR = path.join('dist', 'src', 'commands');
 /** A temporary file older than this was left by a killed build. */
@@ -40,16 +42,9 @@ export function bundleFileOf(id: string): string {
 }
 
 /** The compiled command modules by command id (oclif's: the path under commands/, `/` as `:`). */
-async function commandModules(root: string): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  const walk = async (dir: string, prefix: string): Promise<void> => {
-    for (const e of await fs.readdir(dir, { withFileTypes: true })) {
-      if (e.isDirectory()) await walk(path.join(dir, e.name), `${prefix}${e.name}:`);
-      else if (e.name.endsWith('.js')) out.set(`${prefix}${e.name.slice(0, -3)}`, path.join(dir, e.name));
-    }
-  };
-  await walk(path.join(root, COMMANDS_DIR), '');
-  return out;
+function commandModules(root: string): Map<string, string> {
+  const dir = path.join(root, COMMANDS_DIR);
+  return new Map(compiledModules(dir).map((rel) => [rel.replace(/\.c?js$/, '').split('/').join(':'), path.join(dir, rel)]));
 }
 
 /** `import.meta.url` of a module bundled from `file` into `outdir`: the URL `file` has, computed from the bundle's. */
@@ -73,12 +68,6 @@ export interface BundleInputs {
   outputs: string[];
 }
 
-async function writeAtomic(file: string, contents: Uint8Array | string): Promise<void> {
-  const tmp = `${file}.${process.pid}.tmp`;
-  await fs.writeFile(tmp, contents);
-  await fs.rename(tmp, file);
-}
-
 /**
  * Bundle every command into dist/cli, in place and in an order that a
  * rocm-ebuild running meanwhile never minds: the chunks first (their names
@@ -87,9 +76,9 @@ async function writeAtomic(file: string, contents: Uint8Array | string): Promise
  * (renamed into place whole), then the list of inputs. Files of the build
  * before stay, for processes started on it; older ones go.
  */
-export async function buildCommandBundles(root = packageRoot): Promise<string> {
+export async function buildCommandBundles(root = projectRoot): Promise<string> {
   const esbuild = (await import('esbuild')) as typeof import('esbuild');
-  const modules = await commandModules(root);
+  const modules = commandModules(root);
   const entryPoints: Record<string, string> = {};
   for (const [id, file] of modules) {
     const name = bundleFileOf(id).slice(0, -3);
@@ -119,21 +108,23 @@ export async function buildCommandBundles(root = packageRoot): Promise<string> {
   const entries = new Set(Object.keys(entryPoints).map((n) => `${n}.js`));
   const isEntry = (f: string) => entries.has(path.basename(f)) || entries.has(path.basename(f).replace(/\.map$/, ''));
   const files = result.outputFiles;
-  for (const f of files.filter((o) => !isEntry(o.path))) await writeAtomic(f.path, f.contents);
-  for (const f of files.filter((o) => isEntry(o.path))) await writeAtomic(f.path, f.contents);
+  for (const f of files.filter((o) => !isEntry(o.path))) await writeFileAtomically(f.path, f.contents);
+  for (const f of files.filter((o) => isEntry(o.path))) await writeFileAtomically(f.path, f.contents);
   const previous = await fs
     .readFile(path.join(outdir, BUNDLE_INPUTS), 'utf8')
     .then((t) => (JSON.parse(t) as Partial<BundleInputs>).outputs ?? [])
     .catch(() => [] as string[]);
   const list: BundleInputs = { format: 1, inputs: {}, outputs: files.map((f) => path.basename(f.path)).sort() };
   for (const rel of Object.keys(result.metafile.inputs).sort()) list.inputs[rel] = statSync(path.join(root, rel)).size;
-  await writeAtomic(path.join(outdir, BUNDLE_INPUTS), `${JSON.stringify(list, null, 1)}\n`);
+  await writeFileAtomically(path.join(outdir, BUNDLE_INPUTS), `${JSON.stringify(list, null, 1)}\n`);
   const keep = new Set([...list.outputs, ...previous, BUNDLE_INPUTS]);
   for (const f of await fs.readdir(outdir)) {
     if (keep.has(f)) continue;
-    // A temporary file goes once it is a killed build's, not a concurrent build's write in progress.
-    const st = await fs.stat(path.join(outdir, f)).catch(() => undefined);
-    if (f.endsWith('.tmp') && (!st || Date.now() - st.mtimeMs < STALE_TMP_MS)) continue;
+    if (f.endsWith('.tmp')) {
+      // A temporary file goes once it is a killed build's, not a concurrent build's write in progress.
+      const st = await fs.stat(path.join(outdir, f)).catch(() => undefined);
+      if (!st || Date.now() - st.mtimeMs < STALE_TMP_MS) continue;
+    }
     await fs.rm(path.join(outdir, f), { force: true });
   }
   return outdir;

@@ -1,7 +1,8 @@
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Plugin } from '#oclif';
+import { projectRoot } from '../paths.js';
+import { writeFileAtomically } from '../util/atomic-write.js';
 import { bundleFileOf, COMMAND_BUNDLE_DIR } from './command-bundles.js';
 
 /**
@@ -17,10 +18,9 @@ import { bundleFileOf, COMMAND_BUNDLE_DIR } from './command-bundles.js';
 
 export const MANIFEST_FILE = 'oclif.manifest.json';
 
-export const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
 /** The manifest oclif would build by importing every command, with commands in id order. */
-export async function buildCommandManifest(root = packageRoot): Promise<{ version: string; commands: Record<string, unknown> }> {
+export async function buildCommandManifest(root = projectRoot): Promise<{ version: string; commands: Record<string, unknown> }> {
   const plugin = new Plugin({ root, type: 'core', isRoot: true, ignoreManifest: true, errorOnManifestCreate: true, respectNoCacheDefault: true });
   await plugin.load();
   // Each command is loaded from its bundle (command-bundles.ts); bin/run.js uses this manifest only while the bundles are current.
@@ -37,11 +37,9 @@ export function manifestText(manifest: unknown): string {
 }
 
 /** Writes the manifest atomically: a concurrent `rocm-ebuild` reads the old file or the new one. */
-export async function writeCommandManifest(root = packageRoot): Promise<string> {
+export async function writeCommandManifest(root = projectRoot): Promise<string> {
   const file = path.join(root, MANIFEST_FILE);
-  const tmp = `${file}.${process.pid}.tmp`;
-  await fs.writeFile(tmp, manifestText(await buildCommandManifest(root)));
-  await fs.rename(tmp, file);
+  await writeFileAtomically(file, manifestText(await buildCommandManifest(root)));
   return file;
 }
 

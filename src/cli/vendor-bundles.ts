@@ -3,6 +3,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'esbuild';
+import { projectRoot } from '../paths.js';
+import { replaceAtomically, writeFileAtomically } from '../util/atomic-write.js';
 import { DYNAMIC_IMPORT } from '../util/code-cache.js';
 
 /**
@@ -26,7 +28,6 @@ import { DYNAMIC_IMPORT } from '../util/code-cache.js';
  * runs on the libraries as installed instead, and a test compares the two.
  */
 
-export const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const VENDOR_DIR = path.join('dist', 'vendor');
 
 
@@ -83,7 +84,7 @@ const asciiStringWidth: Plugin = {
   },
 };
 
-/** The one call of localeCompare in @oclif/core, and what replaces it (see commandIdOrder). */
+/** The one call of localeCompare in @oclif/core, and what replaces it (see sortCommandsByCodePoint). */
 export const COMMAND_SORT = { file: /[/\\]@oclif[/\\]core[/\\]lib[/\\]config[/\\]plugin\.js$/, from: '.sort((a, b) => a.id.localeCompare(b.id))', to: '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))' };
 
 /**
@@ -124,13 +125,6 @@ export function shimSource(lib: Pick<Vendored, 'pkg' | 'file'>, names: string[])
   ].join('\n');
 }
 
-async function writeAtomic(file: string, write: (tmp: string) => Promise<unknown>): Promise<void> {
-  // A concurrent rocm-ebuild sees the old file or the new one, never half of one.
-  const tmp = `${file}.${process.pid}.tmp`;
-  await write(tmp);
-  await fs.rename(tmp, file);
-}
-
 export interface Vendored {
   /** The npm package. */
   pkg: string;
@@ -150,7 +144,7 @@ export const VENDORED: Vendored[] = [
   { pkg: 'nunjucks', file: 'nunjucks', external: ['chokidar', 'fsevents'] },
 ];
 
-export async function buildVendorBundle(lib: Vendored, root = packageRoot): Promise<string> {
+export async function buildVendorBundle(lib: Vendored, root = projectRoot): Promise<string> {
   const require = createRequire(path.join(root, 'package.json'));
   const exported = require(lib.pkg) as Record<string, unknown>;
   const names = typeof exported === 'object' || typeof exported === 'function' ? Object.keys(exported) : [];
@@ -158,7 +152,7 @@ export async function buildVendorBundle(lib: Vendored, root = packageRoot): Prom
   const dir = path.join(root, VENDOR_DIR);
   await fs.mkdir(dir, { recursive: true });
   const bundleFile = path.join(dir, `${lib.file}.cjs`);
-  await writeAtomic(bundleFile, (tmp) =>
+  await replaceAtomically(bundleFile, (tmp) =>
     esbuild.build({
       entryPoints: [require.resolve(lib.pkg)],
       bundle: true,
@@ -175,7 +169,7 @@ export async function buildVendorBundle(lib: Vendored, root = packageRoot): Prom
   const left = DYNAMIC_IMPORT_CALL.exec(await fs.readFile(bundleFile, 'utf8'));
   if (left) throw new Error(`${path.relative(root, bundleFile)} still calls import() at offset ${left.index}; util/code-cache.ts cannot load it`);
   const shim = path.join(dir, `${lib.file}.js`);
-  await writeAtomic(shim, (tmp) => fs.writeFile(tmp, shimSource(lib, names)));
+  await writeFileAtomically(shim, shimSource(lib, names));
   return shim;
 }
 

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { chmod, lstat, mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { writeFileAtomically } from '../util/atomic-write.js';
 import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
 import { removeCommand, stopCommand } from './command.js';
@@ -58,12 +59,6 @@ async function clearResults(dir: string): Promise<void> {
   for (const f of [REPORT_FILES.status, REPORT_FILES.phases, REPORT_FILES.console, REPORT_FILES.build, REPORT_FILES.gtest, 'setup', 'report.json', 'junit.xml', 'report.md']) {
     await rm(path.join(dir, f), { recursive: true, force: true });
   }
-}
-
-async function writeAtomic(file: string, text: string): Promise<void> {
-  const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, text);
-  await rename(tmp, file);
 }
 
 async function writeSetup(c: PlannedContainer): Promise<void> {
@@ -249,9 +244,9 @@ async function runContainer(c: PlannedContainer, options: TestOptions, engine: E
   const file = reportFileName(report);
   const problems = reportProblems(report, { relaxed: file !== 'report.json' });
   if (problems.length > 0) throw new Error(`internal error: the report of ${c.label} does not match schemas/test-report.schema.json: ${problems.join('; ')}`);
-  await writeAtomic(path.join(c.reportDir, file), `${JSON.stringify(report, null, 2)}\n`);
-  await writeAtomic(path.join(c.reportDir, 'junit.xml'), junitXml(report, await readGtestReports(path.join(c.reportDir, REPORT_FILES.gtest), c.reportDir)));
-  await writeAtomic(path.join(c.reportDir, 'report.md'), markdownReport(report));
+  await writeFileAtomically(path.join(c.reportDir, file), `${JSON.stringify(report, null, 2)}\n`);
+  await writeFileAtomically(path.join(c.reportDir, 'junit.xml'), junitXml(report, await readGtestReports(path.join(c.reportDir, REPORT_FILES.gtest), c.reportDir)));
+  await writeFileAtomically(path.join(c.reportDir, 'report.md'), markdownReport(report));
   return report;
 }
 
@@ -290,5 +285,5 @@ export async function executeRun(prepared: PreparedRun, options: TestOptions, re
     options.progress.stop();
   }
   result.interrupted = options.signal.aborted;
-  if (result.reports.length > 0) await writeAtomic(path.join(reportRoot, 'report.md'), markdownSummary(result.reports));
+  if (result.reports.length > 0) await writeFileAtomically(path.join(reportRoot, 'report.md'), markdownSummary(result.reports));
 }

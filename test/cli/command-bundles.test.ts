@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { cp, mkdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -120,6 +120,10 @@ describe('command bundles (dist/cli)', function () {
     assert.ok(runs > 0);
     assert.equal(existsSync(killed), false);
     assert.equal(existsSync(running), true);
+    // Nothing else is left: every file is one the list names, the list itself, or the running build's.
+    const list = JSON.parse(await readFile(path.join(outdir, BUNDLE_INPUTS), 'utf8')) as { outputs: string[] };
+    const stray = (await readdir(outdir)).filter((f) => !list.outputs.includes(f) && f !== BUNDLE_INPUTS && f !== path.basename(running));
+    assert.deepEqual(stray, []);
     const after = await runCli(['validate'], { bin: copy.bin, env: hookEnv });
     assert.equal(after.code, 0, after.stderr);
     assert.deepEqual(fromSrc(resolved(after.stderr)), [], 'the rebuilt bundles are current');
