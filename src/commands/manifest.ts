@@ -6,8 +6,7 @@ import { ExitCode } from '../cli/exit-codes.js';
 import { loadManifestOrFail, manifestFlag } from '../cli/stack.js';
 import { createProgress, describeProblems, mirrorsFromEnv, prewarmHashWorkers, resolveCheckedDistdir } from '../distfiles/index.js';
 import { ManifestError } from '../manifest/issues.js';
-import type { LoadedComponent } from '../manifest/load.js';
-import { inRelease, knownReleases, releaseModel, resolveComponent, type ResolvedComponent } from '../model/resolve.js';
+import { packagesOfEveryRelease, releaseModel } from '../model/resolve.js';
 import { policiesOf } from '../stack-check/index.js';
 import { refreshManifests } from '../overlay/manifests.js';
 import { checkOverlayPath } from '../overlay/paths.js';
@@ -68,25 +67,8 @@ export default class ManifestCommand extends BaseCommand {
     const manifest = await loadManifestOrFail(flags.manifest);
     const policies = await policiesOf(manifest);
     if ('issues' in policies) throw new ManifestError(policies.issues);
-    // Every component in any release, so packages of every version present
-    // are found: by atom, in order of first appearance, as resolved in the
-    // last release that has it. Membership is asked of inRelease; only that
-    // one resolution per atom is made (not every release's whole stack).
-    const last = new Map<string, { c: LoadedComponent; v: string }>();
-    const releaseOf = (v: string) => releaseModel(manifest, v, policies.byRelease.get(v)!)!;
-    for (const v of knownReleases(manifest)) {
-      for (const c of manifest.components) {
-        if (!inRelease(c, v)) continue;
-        // An override may rename the package in some releases: then that release's resolution says.
-        const atom = c.spec.overrides?.some((o) => 'atom' in (o.set as object)) ? resolveComponent(manifest, c, releaseOf(v))?.atom : c.spec.atom;
-        if (atom) last.set(atom, { c, v });
-      }
-    }
-    const all = new Map<string, ResolvedComponent>();
-    for (const [atom, { c, v }] of last) {
-      const resolved = resolveComponent(manifest, c, releaseOf(v));
-      if (resolved) all.set(atom, resolved);
-    }
+    // Every component in any release, so packages of every version present are found.
+    const all = packagesOfEveryRelease(manifest, (v) => releaseModel(manifest, v, policies.byRelease.get(v)!)!);
     const asked = (argv as string[]).map((a) => all.get(a)?.atom ?? [...all.values()].find((c) => c.pn === a)?.atom ?? a);
     const unknown = asked.filter((a) => !all.has(a));
     if (unknown.length > 0) throw new UserError(`not a package of the stack: ${unknown.join(', ')}`, ExitCode.invalidInput);

@@ -184,6 +184,31 @@ export function resolveComponent(
   };
 }
 
+/**
+ * Every package of any release, by atom in order of first appearance, as
+ * resolved in the last release that has it: what resolving every release's
+ * stack in turn and keeping the last of each atom gives, with one resolution
+ * per atom (membership is asked of inRelease; only a component whose
+ * overrides rename it is resolved in each of its releases).
+ */
+export function packagesOfEveryRelease(manifest: Manifest, releaseOf: (version: string) => ReleaseModel): Map<string, ResolvedComponent> {
+  const last = new Map<string, { c: LoadedComponent; v: string }>();
+  for (const v of knownReleases(manifest)) {
+    for (const c of manifest.components) {
+      if (!inRelease(c, v)) continue;
+      const renamed = c.spec.overrides?.some((o) => o.set !== null && typeof o.set === 'object' && 'atom' in o.set);
+      const atom = renamed ? resolveComponent(manifest, c, releaseOf(v))?.atom : c.spec.atom;
+      if (atom) last.set(atom, { c, v });
+    }
+  }
+  const all = new Map<string, ResolvedComponent>();
+  for (const [atom, { c, v }] of last) {
+    const resolved = resolveComponent(manifest, c, releaseOf(v));
+    if (resolved) all.set(atom, resolved);
+  }
+  return all;
+}
+
 export function resolveStack(manifest: Manifest, release: ReleaseModel): StackModel {
   const components = manifest.components
     .map((c) => resolveComponent(manifest, c, release))

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { loadManifestOrFail } from '../../src/stack-check/index.js';
-import { inRelease, knownReleases, resolveComponent, releaseModel } from '../../src/model/resolve.js';
+import { inRelease, knownReleases, packagesOfEveryRelease, resolveComponent, resolveStack, releaseModel, type ResolvedComponent } from '../../src/model/resolve.js';
 import type { LoadedComponent, Manifest } from '../../src/manifest/load.js';
 
 /**
@@ -26,6 +26,27 @@ describe('model: inRelease agrees with resolveComponent', function () {
       }
     }
     assert.ok(present > 0 && present < manifest.components.length * knownReleases(manifest).length, 'both answers occur');
+  });
+
+  it('packagesOfEveryRelease gives what resolving every release and keeping the last of each atom gives, renamed packages included', () => {
+    const reference = (m: Manifest) => {
+      const all = new Map<string, ResolvedComponent>();
+      for (const v of knownReleases(m)) for (const c of resolveStack(m, releaseModel(m, v, policy)!).components) all.set(c.atom, c);
+      return all;
+    };
+    const same = (m: Manifest) => {
+      const got = packagesOfEveryRelease(m, (v) => releaseModel(m, v, policy)!);
+      const want = reference(m);
+      assert.deepEqual([...got.keys()], [...want.keys()]);
+      for (const [atom, c] of want) assert.deepEqual([got.get(atom)!.version, got.get(atom)!.spec], [c.version, c.spec], atom);
+      return got;
+    };
+    same(manifest);
+    // One component renamed from 6.3.0 on: both names are packages, each as resolved in its last release.
+    const [first, ...rest] = manifest.components;
+    const renamed = { ...first!, spec: { ...first!.spec, overrides: [...(first!.spec.overrides ?? []), { versions: { from: '6.3.0' }, reason: 't', set: { atom: 'sci-libs/renamed-for-test' } } as never] } };
+    const got = same({ ...manifest, components: [renamed, ...rest] });
+    assert.ok(got.has('sci-libs/renamed-for-test') && got.has(first!.spec.atom));
   });
 
   it('when overrides move, widen or remove the release range', () => {
