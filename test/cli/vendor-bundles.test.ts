@@ -37,7 +37,8 @@ describe('bundled libraries (dist/vendor): oclif and nunjucks', function () {
   this.timeout(180_000);
 
   it('re-exports every name of @oclif/core and nunjucks', async () => {
-    const names = (mod: object) => Object.keys(mod).filter((n) => n !== 'default' && n !== '__esModule').sort();
+    // Node 23 and later add 'module.exports' to the namespace of every CommonJS module imported as ESM: Node's name, not the library's.
+    const names = (mod: object) => Object.keys(mod).filter((n) => n !== 'default' && n !== '__esModule' && n !== 'module.exports').sort();
     assert.deepEqual(names(await import('#oclif')), names(await import('@oclif/core')));
     assert.deepEqual(names(await import('#nunjucks')), names(((await import('nunjucks')) as { default: object }).default));
     assert.deepEqual(names(((await import('#nunjucks')) as { default: object }).default), names(((await import('nunjucks')) as { default: object }).default));
