@@ -17,3 +17,6 @@ export const templatesDir = path.join(projectRoot, 'ebuild-templates');
 export const eclassDir = path.join(projectRoot, 'eclass');
 export const defaultManifestPath = path.join(projectRoot, 'manifest', 'stack.yaml');
 export const defaultTargetsPath = path.join(projectRoot, 'manifest', 'targets.yaml');
+/** The command bundles (src/cli/command-bundles.ts), relative to the package root, and their list of inputs, written last. */
+export const COMMAND_BUNDLE_DIR = path.join('dist', 'cli');
+export const BUNDLE_INPUTS = 'inputs.json';

@@ -2,7 +2,8 @@ import { promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'esbuild';
-import { projectRoot } from '../paths.js';
+import { BUNDLE_INPUTS, COMMAND_BUNDLE_DIR, projectRoot } from '../paths.js';
+
 import { writeFileAtomically } from '../util/atomic-write.js';
 import { compiledModules } from '../util/content-memo.js';
 
@@ -29,12 +30,9 @@ import { compiledModules } from '../util/content-memo.js';
  * included (they are the code-cached bundles of vendor-bundles.ts).
  */
 
-export const COMMAND_BUNDLE_DIR = path.join('dist', 'cli');
 const COMMANDS_DIR = path.join('dist', 'src', 'commands');
 /** A temporary file older than this was left by a killed build. */
 const STALE_TMP_MS = 10 * 60 * 1000;
-/** Written last: what each bundle was made from (bin/run.js's bundlesCurrent). */
-export const BUNDLE_INPUTS = 'inputs.json';
 
 /** The bundle of a command: `upstream:tags` → upstream-tags.js. */
 export function bundleFileOf(id: string): string {
@@ -98,6 +96,8 @@ export async function buildCommandBundles(root = projectRoot): Promise<string> {
     chunkNames: 'chunk-[hash]',
     packages: 'external',
     external: ['#oclif', '#nunjucks'],
+    // codeIdentity (util/content-memo.ts) then names the code by the bundles' list of inputs.
+    define: { ROCM_EBUILD_BUNDLED: 'true' },
     plugins: [importMetaUrl(outdir)],
     sourcemap: 'linked',
     metafile: true,

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Plugin } from '#oclif';
-import { projectRoot } from '../paths.js';
+import { COMMAND_BUNDLE_DIR, projectRoot } from '../paths.js';
 import { writeFileAtomically } from '../util/atomic-write.js';
-import { bundleFileOf, COMMAND_BUNDLE_DIR } from './command-bundles.js';
+import { bundleFileOf } from './command-bundles.js';
 
 /**
  * oclif's command manifest (oclif.manifest.json at the package root): every

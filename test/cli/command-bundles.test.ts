@@ -3,7 +3,8 @@ import { cp, mkdir, readdir, readFile, symlink, utimes, writeFile } from 'node:f
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BUNDLE_INPUTS, buildCommandBundles, COMMAND_BUNDLE_DIR, rewriteImportMetaUrl } from '../../src/cli/command-bundles.js';
+import { buildCommandBundles, rewriteImportMetaUrl } from '../../src/cli/command-bundles.js';
+import { BUNDLE_INPUTS, COMMAND_BUNDLE_DIR } from '../../src/paths.js';
 import { removeDir, root, runCli, tempDir } from '../helpers/project.js';
 
 /**

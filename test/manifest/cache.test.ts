@@ -2,6 +2,8 @@ import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
 import { cp, mkdir, readdir, readFile, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import v8 from 'node:v8';
+import { BUNDLE_INPUTS, COMMAND_BUNDLE_DIR } from '../../src/paths.js';
 import { cacheDisabled, manifestCacheFile, readCachedManifest } from '../../src/stack-check/cache.js';
 import { loadManifestOrFail, stackFor } from '../../src/stack-check/index.js';
 import { bin, removeDir, root, runCli, tempDir } from '../helpers/project.js';
@@ -34,6 +36,25 @@ describe('manifest cache', function () {
     else process.env.XDG_CACHE_HOME = savedXdg;
     await removeDir(dir);
   });
+
+  /**
+   * The entry a CLI run left, read as it stands: undefined when there is none
+   * or it does not deserialize. The CLI runs from its command bundles, whose
+   * code has another identity than this process's dist/src modules (see
+   * codeIdentity), so readCachedManifest here would never match its key; a
+   * later CLI run that keeps the entry's inode shows the CLI took it.
+   */
+  async function cliEntry(): Promise<{ components: number; inode: number } | undefined> {
+    const file = manifestCacheFile(stackFile);
+    try {
+      const entry = v8.deserialize(await readFile(file)) as { stackFile: string; manifest: { components: unknown[] } };
+      assert.equal(entry.stackFile, stackFile);
+      return { components: entry.manifest.components.length, inode: (await stat(file)).ino };
+    } catch (e) {
+      if (e instanceof assert.AssertionError) throw e;
+      return undefined;
+    }
+  }
 
   /** Loads once so the cache holds an entry, and checks it answers for the unchanged files. */
   async function primed(): Promise<void> {
@@ -142,9 +163,11 @@ describe('manifest cache', function () {
     const runs = await Promise.all(Array.from({ length: 4 }, () => runCli(['validate', stackFile], { env: env() })));
     for (const r of runs) assert.equal(r.code, 0, r.stderr);
     assert.equal(new Set(runs.map((r) => r.stdout)).size, 1);
-    assert.ok((await readCachedManifest(stackFile)) !== undefined);
+    const stored = await cliEntry();
+    assert.equal(stored?.components, COMPONENTS);
     const again = await Promise.all(Array.from({ length: 3 }, () => runCli(['graph', '--version', '6.2.2', '--manifest', stackFile], { env: env() })));
     for (const r of again) assert.equal(r.code, 0, r.stderr);
+    assert.equal((await cliEntry())?.inode, stored.inode, 'the entry the concurrent runs left is whole and used');
     const left = await readdir(path.dirname(manifestCacheFile(stackFile)));
     assert.deepEqual(left.filter((f) => f.endsWith('.tmp')), [], 'no temporary file is left behind');
   });
@@ -210,7 +233,7 @@ describe('manifest cache', function () {
     assert.equal(await stat(manifestCacheFile(stackFile)).catch(() => undefined), undefined, 'nothing written');
     const r2 = await runCli(['validate', stackFile], { env: env() });
     assert.equal(r2.code, 0, r2.stderr);
-    assert.ok(await readCachedManifest(stackFile));
+    assert.equal((await cliEntry())?.components, COMPONENTS);
   });
 
   it('survives runs killed at any moment (kill -9), and removes what they left once it is old', async () => {
@@ -224,8 +247,13 @@ describe('manifest cache', function () {
       await new Promise((r) => setTimeout(r, ms));
       child.kill('SIGKILL');
       await closed;
-      const hit = await readCachedManifest(stackFile);
-      if (hit) assert.equal(hit.manifest.components.length, COMPONENTS);
+      // Absent, or whole: a cut file would not deserialize, and the CLI would take it (inode kept).
+      const left = await cliEntry();
+      if (left) {
+        assert.equal(left.components, COMPONENTS);
+        assert.equal((await runCli(['validate', stackFile], { env: env() })).code, 0);
+        assert.equal((await cliEntry())?.inode, left.inode, `the entry left by a run killed after ${ms} ms is used`);
+      }
     }
     // A temporary file as a kill between write and rename leaves it: ignored, then removed when old.
     await loadManifestOrFail(stackFile);
@@ -236,7 +264,7 @@ describe('manifest cache', function () {
     await writeFile(entry, 'cut short');
     const r = await runCli(['validate', stackFile], { env: env() });
     assert.equal(r.code, 0, r.stderr);
-    assert.ok(await readCachedManifest(stackFile), 'a whole entry again');
+    assert.equal((await cliEntry())?.components, COMPONENTS, 'a whole entry again');
     assert.deepEqual((await readdir(path.dirname(entry))).filter((f) => f.endsWith('.tmp')), []);
   });
 
@@ -275,6 +303,25 @@ describe('manifest cache', function () {
       await writeFile(module, `${await readFile(module, 'utf8')}\n// rebuilt\n`);
       assert.equal((await validate()).code, 0);
       assert.notEqual(await entryInode(), first, 'the new code checked the manifest afresh');
+    });
+
+    it('sees a different build of the command bundles, which run when current', async () => {
+      // As installed: the bundles and the modules they were made from keep their dates, so bin/run.js runs the bundles.
+      for (const d of ['src', 'cli']) {
+        await rm(path.join(pkg, 'dist', d), { recursive: true, force: true });
+        await cp(path.join(root, 'dist', d), path.join(pkg, 'dist', d), { recursive: true, preserveTimestamps: true });
+      }
+      assert.equal((await validate()).code, 0);
+      const first = await entryInode();
+      assert.equal((await validate()).code, 0);
+      assert.equal(await entryInode(), first, 'unchanged code: the entry is used, not rewritten');
+      // Every build writes the bundles' list of inputs anew (renamed into place): that names the code the bundles run.
+      const list = path.join(pkg, COMMAND_BUNDLE_DIR, BUNDLE_INPUTS);
+      const text = await readFile(list);
+      await rm(list);
+      await writeFile(list, text);
+      assert.equal((await validate()).code, 0);
+      assert.notEqual(await entryInode(), first, 'the new build checked the manifest afresh');
     });
   });
 });
