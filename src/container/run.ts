@@ -6,7 +6,6 @@ import path from 'node:path';
 import { cacheHome, resolveDistdir } from '../distfiles/locations.js';
 import { checkedDeviceTable, deviceTablePath } from '../gpu/devices.js';
 import { readTopology, rootsFromEnv, usable, type Gpu, type Topology } from '../gpu/topology.js';
-import { OverlayRepo } from '../git/repo.js';
 import type { StackModel } from '../model/resolve.js';
 import { scanOverlay } from '../overlay/scan.js';
 import { UserError } from '../util/errors.js';
@@ -101,13 +100,20 @@ export function parseDuration(text: string): number {
   return m[2] === 'h' ? n * 3600 : m[2] === 'm' || m[2] === 'min' ? n * 60 : n;
 }
 
-/** The overlay: a git repository with a repo_name, holding the ebuilds under test. Exit 4 otherwise. */
-async function checkOverlay(dir: string, plan: TestPlan, isRepository: Promise<boolean>): Promise<string> {
-  if (!(await isRepository)) {
-    throw new UserError(`the overlay ${dir} is not a git repository; create it with \`rocm-ebuild bump ${plan.release} --overlay ${dir}\``, ExitCode.overlayRefused);
-  }
+/**
+ * The overlay: a Portage repository (profiles/repo_name) holding the ebuilds
+ * under test. Exit 4 otherwise. Portage reads it as a directory, so it need
+ * not be a git repository (a release tarball, a CI job's export): asking git
+ * was also a process of 10 ms on the main thread of every run.
+ */
+async function checkOverlay(dir: string, plan: TestPlan): Promise<string> {
   const state = await scanOverlay(dir, plan.atoms.map((a) => a.atom));
-  if (!state.repoName) throw new UserError(`the overlay ${dir} has no profiles/repo_name`, ExitCode.overlayRefused);
+  if (!state.repoName) {
+    throw new UserError(
+      `the overlay ${dir} is not a Portage repository (no profiles/repo_name); create it with \`rocm-ebuild bump ${plan.release} --overlay ${dir}\``,
+      ExitCode.overlayRefused,
+    );
+  }
   const missing = plan.atoms.filter((a) => !state.packages.get(a.atom)?.versions.some((v) => v === a.version || v.startsWith(`${a.version}-r`)));
   if (missing.length > 0) {
     throw new UserError(
@@ -135,11 +141,7 @@ async function checkTree(tree: string): Promise<void> {
  * behind; --dry-run stops after this.
  */
 export async function prepareRun(options: TestOptions): Promise<PreparedRun> {
-  // git tells whether the overlay is a repository while the manifest loads;
-  // the answer is looked at where it always was, so errors keep their order.
   const overlay = path.resolve(options.overlay);
-  const isRepository = new OverlayRepo(overlay).isRepository();
-  isRepository.catch(() => undefined);
   const inPlace = options.engine === 'none';
   // Asking the engine its version is a process of 30-40 ms: started now, it
   // runs while the overlay, the tree and the GPUs are checked. Its answer (or
@@ -155,7 +157,7 @@ export async function prepareRun(options: TestOptions): Promise<PreparedRun> {
   const plan = testPlan(model, options.atoms.length ? resolveAtoms(model, options.atoms) : undefined, options.tests, {
     skipTests: resolveAtoms(model, options.skipTests ?? []),
   });
-  const repoName = await checkOverlay(overlay, plan, isRepository);
+  const repoName = await checkOverlay(overlay, plan);
   const tree = path.resolve(options.tree);
   await checkTree(tree);
 

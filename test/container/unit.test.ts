@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cp } from 'node:fs/promises';
 import path from 'node:path';
 import { classify } from '../../src/container/classify.js';
 import { runCommand, shellLine, type RunSpec } from '../../src/container/command.js';
@@ -461,6 +462,20 @@ describe('container: test --dry-run', function () {
     assert.deepEqual(spawnSync('ls', [path.join(work)]).stdout.toString().trim().split('\n'), ['overlay', 'tree'], 'nothing written');
   });
 
+  it('takes an overlay that is not a git repository: Portage reads it as a directory', async () => {
+    const copy = await tempDir();
+    try {
+      await cp(path.join(work, 'overlay'), copy, { recursive: true, filter: (src) => path.basename(src) !== '.git' });
+      const a = base();
+      a[a.indexOf('--overlay') + 1] = copy;
+      const r = await runCli([...a, '--gpu', 'gfx1030'], { env: { ...host.env, PATH: noEngine } });
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(r.stdout.includes(` --volume ${copy}:/var/db/repos/rocm:ro `), r.stdout);
+    } finally {
+      await removeDir(copy);
+    }
+  });
+
   it('--engine docker prints docker lines', async () => {
     const r = await runCli([...base(), '--engine', 'docker', '--gpu', 'gfx1030', '--json'], { env: { ...host.env, PATH: noEngine } });
     assert.equal(r.code, 0, r.stderr);
@@ -517,14 +532,14 @@ describe('container: test --dry-run', function () {
     }
   });
 
-  it('refuses what would fail later: not a repository (4), missing ebuilds (4), no ::gentoo tree (2), a bad --gpu (2)', async () => {
+  it('refuses what would fail later: not a Portage repository (4), missing ebuilds (4), no ::gentoo tree (2), a bad --gpu (2)', async () => {
     const noRepo = await tempDir();
     try {
       const a = base();
       a[a.indexOf('--overlay') + 1] = noRepo;
       const r = await runCli(a, { env: host.env });
       assert.equal(r.code, 4);
-      assert.match(r.stderr, /is not a git repository/);
+      assert.match(r.stderr, /is not a Portage repository \(no profiles\/repo_name\); create it with `rocm-ebuild bump 6\.2\.2/);
     } finally {
       await removeDir(noRepo);
     }
