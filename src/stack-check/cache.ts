@@ -131,6 +131,28 @@ function treeKey(dir: string, hash: ReturnType<typeof createHash>): boolean {
 const LIBRARIES = ['yaml', 'ajv', 'fast-glob', 'web-tree-sitter', 'tree-sitter-bash'];
 
 /**
+ * The package.json of library `name` as a bare import from this module finds
+ * it: in node_modules/<name> of the nearest directory up the tree that has
+ * one, which is where Node's resolver looks. By hand: import.meta.resolve cost
+ * about a millisecond per name here, for what is one read. Synchronous: each
+ * trip through the thread pool cost 2-3 ms. Empty when not installed (the load
+ * would fail, and nothing would be stored).
+ */
+function libraryManifest(name: string): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    try {
+      return readFileSync(path.join(dir, 'node_modules', name, 'package.json'), 'utf8');
+    } catch {
+      // Not here: the resolver goes on to the parent directory.
+    }
+    const up = path.dirname(dir);
+    if (up === dir) return '';
+    dir = up;
+  }
+}
+
+/**
  * The code: size, mtime and inode of every compiled module (a rebuild or an
  * upgrade changes them), and the package.json of each library the load uses
  * (an `npm install` that brings another version of one).
@@ -138,15 +160,7 @@ const LIBRARIES = ['yaml', 'ajv', 'fast-glob', 'web-tree-sitter', 'tree-sitter-b
 function codeKey(hash: ReturnType<typeof createHash>): void {
   hash.update(`code ${codeIdentity()}\0`);
   for (const name of LIBRARIES) {
-    let manifest = '';
-    try {
-      const entry = fileURLToPath(import.meta.resolve(name));
-      const at = entry.lastIndexOf(`${path.sep}node_modules${path.sep}${name}${path.sep}`);
-      // Synchronous: five small files, where each trip through the thread pool cost 2-3 ms.
-      if (at >= 0) manifest = readFileSync(path.join(entry.slice(0, at), 'node_modules', name, 'package.json'), 'utf8');
-    } catch {
-      // Not installed where this module resolves it: the load would fail, and nothing would be stored.
-    }
+    const manifest = libraryManifest(name);
     hash.update(`lib ${name} ${manifest.length}\0${manifest}\0`);
   }
 }

@@ -305,6 +305,24 @@ describe('manifest cache', function () {
       assert.notEqual(await entryInode(), first, 'the new code checked the manifest afresh');
     });
 
+    it('sees another version of a library the load uses (an npm install since)', async () => {
+      // The copy's own node_modules: links to the installed packages, and a copy of yaml whose version moves.
+      await rm(path.join(pkg, 'node_modules'));
+      await mkdir(path.join(pkg, 'node_modules'));
+      for (const name of await readdir(path.join(root, 'node_modules'))) await symlink(path.join(root, 'node_modules', name), path.join(pkg, 'node_modules', name));
+      await rm(path.join(pkg, 'node_modules', 'yaml'));
+      await cp(path.join(root, 'node_modules', 'yaml'), path.join(pkg, 'node_modules', 'yaml'), { recursive: true });
+      assert.equal((await validate()).code, 0);
+      const first = await entryInode();
+      assert.equal((await validate()).code, 0);
+      assert.equal(await entryInode(), first, 'same libraries: the entry is used');
+      const manifest = path.join(pkg, 'node_modules', 'yaml', 'package.json');
+      const json = JSON.parse(await readFile(manifest, 'utf8')) as { version: string };
+      await writeFile(manifest, JSON.stringify({ ...json, version: `${json.version}-next` }));
+      assert.equal((await validate()).code, 0);
+      assert.notEqual(await entryInode(), first, 'another yaml checked the manifest afresh');
+    });
+
     it('sees a different build of the command bundles, which run when current', async () => {
       // As installed: the bundles and the modules they were made from keep their dates, so bin/run.js runs the bundles.
       for (const d of ['src', 'cli']) {
