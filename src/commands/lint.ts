@@ -12,6 +12,7 @@ import { scanOverlay } from '../overlay/scan.js';
 import { withoutRevision } from '../model/version.js';
 import { knownReleases, resolveComponent, type ResolvedComponent, type StackModel } from '../model/resolve.js';
 import { checkOverlayPath } from '../overlay/paths.js';
+import { byCodePoint } from '../util/order.js';
 
 export default class Lint extends BaseCommand {
   static override summary = 'Check ebuilds the way pkgcheck and a Gentoo reviewer would';
@@ -49,7 +50,7 @@ export default class Lint extends BaseCommand {
   async run(): Promise<unknown> {
     const { argv, flags } = await this.parse(Lint);
     if (flags.keywords) {
-      const list = [...KEYWORDS.values()].sort((a, b) => a.name.localeCompare(b.name));
+      const list = [...KEYWORDS.values()].sort((a, b) => byCodePoint(a.name, b.name));
       if (!this.jsonEnabled()) for (const k of list) this.log(`${k.name.padEnd(28)} ${k.level.padEnd(8)} ${k.description}`);
       return list;
     }

@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SaxesParser } from 'saxes';
+import { byCodePoint } from '../util/order.js';
 
 /** One test case of a googletest XML report (--gtest_output=xml / GTEST_OUTPUT). */
 export interface GtestCase {
@@ -113,7 +114,7 @@ export async function readGtestReports(dir: string, relativeTo: string): Promise
     const parsed = parseGtestXml(await readFile(file, 'utf8'), path.relative(relativeTo, file));
     if (parsed) out.push(parsed);
   }
-  return out.sort((a, b) => a.file.localeCompare(b.file));
+  return out.sort((a, b) => byCodePoint(a.file, b.file));
 }
 
 export function gtestCounts(reports: readonly GtestReport[]): { total: number; failed: number; skipped: number } {

@@ -8,6 +8,7 @@ import { metadataCheck } from './checks/metadata.js';
 import { dependencyCheck } from './checks/dependencies.js';
 import { licenseCheck } from './checks/license.js';
 import type { Check, EbuildInput, Keyword, LintResult } from './types.js';
+import { byCodePoint } from '../util/order.js';
 
 export type { EbuildInput, LintResult, Keyword, Check } from './types.js';
 
@@ -51,7 +52,7 @@ export async function lintEbuild(input: EbuildInput): Promise<LintResult[]> {
   } finally {
     facts.tree.delete();
   }
-  return results.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || a.keyword.localeCompare(b.keyword));
+  return results.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || byCodePoint(a.keyword, b.keyword));
 }
 
 function runChecks(facts: Awaited<ReturnType<typeof extractFacts>>, results: LintResult[], category: string, pkg: string, input: EbuildInput): void {

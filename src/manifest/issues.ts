@@ -1,3 +1,5 @@
+import { byCodePoint } from '../util/order.js';
+
 /** One problem in a manifest file, as users see it: where, what, and what to do. */
 export interface ManifestIssue {
   file: string;
@@ -26,6 +28,6 @@ export function formatIssue(issue: ManifestIssue, cwd = process.cwd()): string {
 
 export function sortIssues(issues: ManifestIssue[]): ManifestIssue[] {
   return [...issues].sort(
-    (a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column || a.path.localeCompare(b.path),
+    (a, b) => byCodePoint(a.file, b.file) || a.line - b.line || a.column - b.column || byCodePoint(a.path, b.path),
   );
 }

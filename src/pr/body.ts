@@ -7,6 +7,7 @@ import { ebuildOf, eclassOf } from './overlay-paths.js';
 import type { TestReport } from './test-reports.js';
 import { TEMPLATES, type TemplateName } from './templates.js';
 import type { PrResult } from './types.js';
+import { byCodePoint } from '../util/order.js';
 
 /**
  * The pull request's text, in the shape ROCm stack pull requests to ::gentoo
@@ -167,8 +168,8 @@ export async function gatherBody(ctx: RangeContext, report: CheckReport, options
     const versions = [...set].filter((v) => !now.has(v) && (previous.has(v) || !base)).sort(compareVersions);
     if (versions.length > 0) dropped.push({ atom, versions });
   }
-  added.sort((a, b) => a.atom.localeCompare(b.atom));
-  dropped.sort((a, b) => a.atom.localeCompare(b.atom));
+  added.sort((a, b) => byCodePoint(a.atom, b.atom));
+  dropped.sort((a, b) => byCodePoint(a.atom, b.atom));
 
   // The release: the version most added packages move to.
   const tally = new Map<string, number>();

@@ -10,6 +10,7 @@ import { resolveRange, type RangeOptions } from './range.js';
 import type { CommitInfo, Level, PrResult, ResolvedRange } from './types.js';
 import { ebuildOf } from './overlay-paths.js';
 import { printable } from './format.js';
+import { byCodePoint } from '../util/order.js';
 
 /** The commits of a range and a reader for their objects: what check and body share. */
 export interface RangeContext {
@@ -118,10 +119,10 @@ export async function checkRange(ctx: RangeContext, options: CheckOptions = {}):
   results.sort(
     (a, b) =>
       (order.get(a.commit ?? '') ?? commits.length) - (order.get(b.commit ?? '') ?? commits.length) ||
-      (a.category ?? '').localeCompare(b.category ?? '') ||
-      (a.package ?? '').localeCompare(b.package ?? '') ||
+      byCodePoint(a.category ?? '', b.category ?? '') ||
+      byCodePoint(a.package ?? '', b.package ?? '') ||
       LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level] ||
-      a.keyword.localeCompare(b.keyword) ||
+      byCodePoint(a.keyword, b.keyword) ||
       (a.line ?? 0) - (b.line ?? 0),
   );
   return {

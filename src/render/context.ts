@@ -3,6 +3,7 @@ import { PHASES } from '../manifest/types.js';
 import type { ResolvedComponent, StackModel } from '../model/resolve.js';
 import { ALLOWED_HELPERS, bashLiteral, bashWord, expandingText, helpersUsed, inDoubleQuotes, singleQuoted } from '../model/bash-value.js';
 import { collectDeps, depLines, gfxOrder, versioned, type DepEntry } from './deps.js';
+import { byCodePoint } from '../util/order.js';
 
 /** Everything the ebuild templates need, computed once and already quoted. */
 export interface EbuildContext {
@@ -246,7 +247,7 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
   // distutils_enable_tests adds IUSE=test and RESTRICT itself.
   const distutilsTests = spec.build === 'python' && testsEnabled && (tests!.run ?? 'pytest') === 'pytest';
   if (testsEnabled && !distutilsTests) iuse.push('test');
-  iuse.sort((a, b) => a.replace(/^\+/, '').localeCompare(b.replace(/^\+/, '')));
+  iuse.sort((a, b) => byCodePoint(a.replace(/^\+/, ''), b.replace(/^\+/, '')));
 
   const requiredUse: string[] = [];
   if (gpuMode) {

@@ -2,6 +2,7 @@ import type { ResolvedComponent, StackModel } from '../model/resolve.js';
 import { buildContext } from './context.js';
 import { templateEnv } from './env.js';
 import { isUseExpand } from '../model/use-flags.js';
+import { byCodePoint } from '../util/order.js';
 
 export interface RenderOptions {
   /** The copyright year in the header; defaults to this year (or SOURCE_DATE_EPOCH's). */
@@ -48,7 +49,7 @@ export function metadataContext(c: ResolvedComponent, model: StackModel, options
     useFlags: Object.entries(c.spec.use ?? {})
       .filter((e): e is [string, { description: string }] => e[1].description !== undefined && !isUseExpand(e[0]))
       .map(([name, f]) => ({ name, description: f.description }))
-      .sort((a, b) => a.name.localeCompare(b.name)),
+      .sort((a, b) => byCodePoint(a.name, b.name)),
     remoteIds: repos.map((id) => ({ type: 'github', id })),
     ...(repos[0] ? { bugsTo: `https://github.com/${repos[0]}/issues` } : {}),
   };

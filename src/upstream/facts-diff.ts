@@ -1,4 +1,5 @@
 import type { BuildFacts, Location } from './build-facts.js';
+import { byCodePoint } from '../util/order.js';
 
 export type ChangeArea =
   | 'cmake_minimum_required'
@@ -130,6 +131,6 @@ export function diffFacts(a: BuildFacts, b: BuildFacts): Change[] {
     (x, y) =>
       AREA_ORDER.indexOf(x.area) - AREA_ORDER.indexOf(y.area) ||
       ['removed', 'changed', 'added'].indexOf(x.kind) - ['removed', 'changed', 'added'].indexOf(y.kind) ||
-      x.subject.localeCompare(y.subject),
+      byCodePoint(x.subject, y.subject),
   );
 }

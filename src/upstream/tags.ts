@@ -5,6 +5,7 @@ import { Limiter } from '../util/limiter.js';
 import type { Progress } from '../util/progress.js';
 import { listRemoteTags } from './git-tree.js';
 import { repositoryUrl } from './locations.js';
+import { byCodePoint } from '../util/order.js';
 
 /** TheRock, AMD's newer build system, tags releases as `therock-X.Y`. */
 const THEROCK = /^therock-(\d+(?:\.\d+)*)$/;
@@ -85,7 +86,7 @@ export async function upstreamTags(manifest: Manifest, o: TagsOptions): Promise<
   const limiter = new Limiter(Math.max(1, o.jobs));
   let done = 0;
   const results = await Promise.all(
-    [...repos.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([repo, info]) =>
+    [...repos.entries()].sort(([a], [b]) => byCodePoint(a, b)).map(([repo, info]) =>
       limiter.run(async (): Promise<RepositoryTags> => {
         const url = repositoryUrl(repo, o.baseUrl);
         const r = await listRemoteTags(url, o.timeoutMs);

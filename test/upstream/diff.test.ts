@@ -45,8 +45,8 @@ describe('upstream diff', function () {
     assert.deepEqual(changes, [
       'cmake_minimum_required changed VERSION 3.16 -> 3.21...3.28',
       'project changed LANGUAGES CXX -> CXX HIP',
-      'project changed rocm_setup_version 1.2.0 -> 1.3.0',
       'project changed VERSION 1.2.0 -> 1.3.0',
+      'project changed rocm_setup_version 1.2.0 -> 1.3.0',
       'soname changed gpulib SOVERSION 1 -> 2',
       'soname changed gpulib VERSION 1.2.0 -> 1.3.0',
       'dependency removed Threads REQUIRED',
