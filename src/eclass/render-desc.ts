@@ -1,19 +1,6 @@
-import nunjucks from '#nunjucks';
-import { templatesDir } from '../paths.js';
+import { templateEnv } from '../render/env.js';
 import { policyFor } from './policy.js';
 import type { TargetTable } from './table.js';
-
-let env: nunjucks.Environment | undefined;
-
-function environment(): nunjucks.Environment {
-  env ??= new nunjucks.Environment(new nunjucks.FileSystemLoader(templatesDir), {
-    autoescape: false,
-    throwOnUndefined: true,
-    trimBlocks: true,
-    lstripBlocks: true,
-  });
-  return env;
-}
 
 /**
  * profiles/desc/amdgpu_targets.desc: the Gentoo header with `year`, then one
@@ -24,7 +11,7 @@ function environment(): nunjucks.Environment {
  */
 export function renderAmdgpuTargetsDesc(table: TargetTable, year: number, only?: Iterable<string>): string {
   const wanted = new Set(only ?? table.policies.flatMap((p) => [...p.defaultOn, ...p.optional]));
-  return environment().render('profiles/amdgpu_targets.desc.njk', {
+  return templateEnv().render('profiles/amdgpu_targets.desc.njk', {
     year,
     targets: table.targets.filter((t) => wanted.has(t.name)),
   });

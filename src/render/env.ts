@@ -1,5 +1,6 @@
 import nunjucks from '#nunjucks';
 import { templatesDir } from '../paths.js';
+import { precompiledTemplates, TEMPLATE_OPTIONS } from './precompiled.js';
 
 export interface CustomPhase {
   before: string[];
@@ -45,14 +46,18 @@ export function phase(name: string, body: string, custom: CustomPhase | undefine
 
 let env: nunjucks.Environment | undefined;
 
+/**
+ * The environment every template renders in. For the shipped templates it
+ * takes the code compiled at build time when that was made from these very
+ * files (precompiled.ts); any other directory, or edited templates, are
+ * compiled from their source.
+ */
 export function templateEnv(dir = templatesDir): nunjucks.Environment {
   if (env && dir === templatesDir) return env;
-  const e = new nunjucks.Environment(new nunjucks.FileSystemLoader(dir, { noCache: false }), {
-    autoescape: false,
-    trimBlocks: true,
-    lstripBlocks: true,
-    throwOnUndefined: true,
-  });
+  const compiled = dir === templatesDir ? precompiledTemplates(dir) : undefined;
+  // PrecompiledLoader takes the templates by name (its types say a list).
+  const loader = compiled ? new nunjucks.PrecompiledLoader(compiled as never) : new nunjucks.FileSystemLoader(dir, { noCache: false });
+  const e = new nunjucks.Environment(loader, { ...TEMPLATE_OPTIONS });
   e.addFilter('assign', assign);
   e.addFilter('lines', (lines: string[]) => lines.join('\n'));
   e.addFilter('xml', (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'));
