@@ -79,6 +79,63 @@ function environment(c: ResolvedComponent, t: ReplayTrees): { env: Map<string, s
   };
 }
 
+/**
+ * A source tree as the ebuild leaves it after the fix-ups so far: each
+ * measured fix-up's result (a replacement, sed's output, a removed path) is
+ * written here, so the next one on the same file meets that text, as in the
+ * ebuild, not the release's. A USE-conditional fix-up counts as applied.
+ */
+export class WorkingTree implements SourceTree {
+  private readonly edited = new Map<string, Buffer | null>();
+  private removed: string[] = [];
+  constructor(private readonly base: SourceTree) {}
+  get label(): string {
+    return this.base.label;
+  }
+  private gone(rel: string): boolean {
+    return this.edited.get(rel) === null || this.removed.some((r) => rel === r || rel.startsWith(`${r}/`));
+  }
+  async files(): Promise<string[]> {
+    return (await this.base.files()).filter((f) => !this.gone(f));
+  }
+  async read(paths: string[]): Promise<Map<string, Buffer>> {
+    const out = new Map<string, Buffer>();
+    const fromBase = paths.filter((p) => !this.gone(p) && !this.edited.has(p));
+    const base = fromBase.length > 0 ? await this.base.read(fromBase) : new Map<string, Buffer>();
+    for (const p of paths) {
+      const v = this.gone(p) ? undefined : (this.edited.get(p) ?? base.get(p));
+      if (v) out.set(p, v);
+    }
+    return out;
+  }
+  write(rel: string, content: Buffer): void {
+    this.edited.set(rel, content);
+  }
+  /** `rm -r`: the path and everything under it. */
+  remove(rel: string): void {
+    this.removed.push(rel);
+    for (const k of this.edited.keys()) if (k === rel || k.startsWith(`${rel}/`)) this.edited.set(k, null);
+  }
+}
+
+/** The working tree to record a fix-up's result in (every tree measureFixups opens is one). */
+function edit(tree: SourceTree): WorkingTree | undefined {
+  return tree instanceof WorkingTree ? tree : undefined;
+}
+
+/** The trees of `t`, each wrapped once in a WorkingTree, so fix-ups see those before them. */
+function working(t: ReplayTrees): ReplayTrees {
+  const opened = new Map<number, Promise<SourceTree | { error: string }>>();
+  return {
+    ...t,
+    tree(index) {
+      let tree = opened.get(index);
+      if (!tree) opened.set(index, (tree = t.tree(index).then((r) => ('error' in r ? r : new WorkingTree(r)))));
+      return tree;
+    },
+  };
+}
+
 /** A path as fix-ups write it, placed in one of the component's trees. */
 async function place(p: string, t: ReplayTrees): Promise<{ tree: SourceTree; rel: string } | { skip: string; unreadable?: boolean }> {
   for (const v of OUTSIDE) if (p.startsWith(MARK(v))) return { skip: `\${${v}} is not a source tree` };
@@ -125,20 +182,34 @@ function occurrences(haystack: string, needle: string): number {
   return n;
 }
 
-/** Measure every fix-up of a component on one release's trees. */
-export async function measureFixups(c: ResolvedComponent, t: ReplayTrees): Promise<Measurement[]> {
+/**
+ * Measure every fix-up of a component on one release's trees, in the order
+ * the ebuild runs them (src_prepare's code before, the prepare list, its code
+ * after; then the later phases), each on the text the ones before it left.
+ * The lines keep the manifest's order.
+ */
+export async function measureFixups(c: ResolvedComponent, trees: ReplayTrees): Promise<Measurement[]> {
+  const t = working(trees);
   const { env, helpers } = environment(c, t);
-  const out: Measurement[] = [];
-  const ops = c.spec.prepare ?? [];
-  for (const [i, op] of ops.entries()) out.push(...(await measureOp(op, i, env, helpers, t)));
-  for (const [phase, code] of Object.entries(c.spec.phases ?? {}) as [(typeof PHASES)[number], Record<string, string | undefined>][]) {
-    for (const part of ['before', 'replace', 'after'] as const) {
+  const phases = (c.spec.phases ?? {}) as Partial<Record<(typeof PHASES)[number], Record<string, string | undefined>>>;
+  const steps: { order: number; run: () => Promise<Measurement[]> }[] = [];
+  (c.spec.prepare ?? []).forEach((op, i) => steps.push({ order: 0, run: () => measureOp(op, i, env, helpers, t) }));
+  for (const [phase, code] of Object.entries(phases) as [(typeof PHASES)[number], Record<string, string | undefined>][]) {
+    (['before', 'replace', 'after'] as const).forEach((part, k) => {
       const text = code[part];
-      if (text) out.push(...(await measurePhaseCode(text, `phases.${phase}.${part}`, env, helpers, t)));
-    }
+      if (!text) return;
+      // src_prepare's own code around the prepare list; other phases after it, in the order Portage runs them.
+      const order = phase === 'src_prepare' ? k - 1 : (PHASE_ORDER.indexOf(phase) - PHASE_ORDER.indexOf('src_prepare')) * 10 + k;
+      steps.push({ order, run: () => measurePhaseCode(text, `phases.${phase}.${part}`, env, helpers, t) });
+    });
   }
-  return out;
+  const measured = new Map<(typeof steps)[number], Measurement[]>();
+  for (const step of [...steps].sort((a, b) => a.order - b.order)) measured.set(step, await step.run());
+  return steps.flatMap((step) => measured.get(step)!);
 }
+
+/** Phases in the order Portage runs them; src_prepare is placed by hand (its code wraps the prepare list). */
+const PHASE_ORDER: readonly string[] = ['pkg_pretend', 'pkg_setup', 'src_unpack', 'src_prepare', 'src_configure', 'src_compile', 'src_test', 'src_install', 'pkg_preinst', 'pkg_postinst'];
 
 async function measureOp(op: PrepareOp, i: number, env: Map<string, string>, helpers: Helpers, t: ReplayTrees): Promise<Measurement[]> {
   const fixup = `prepare[${i}]`;
@@ -149,7 +220,10 @@ async function measureOp(op: PrepareOp, i: number, env: Map<string, string>, hel
       const where = await place(expandPath(file, env), t);
       const m = { ...base, key: `${fixup} ${file}`, op: 'remove' as const, what: 'remove', file };
       if ('skip' in where) out.push({ ...m, state: where.unreadable ? 'unreadable' : 'skipped', reason: where.skip });
-      else out.push(hasPath(await where.tree.files(), where.rel) ? { ...m, state: 'measured', count: 1 } : { ...m, state: 'no-file' });
+      else if (hasPath(await where.tree.files(), where.rel)) {
+        out.push({ ...m, state: 'measured', count: 1 });
+        edit(where.tree)?.remove(where.rel);
+      } else out.push({ ...m, state: 'no-file' });
     }
     return out;
   }
@@ -168,6 +242,8 @@ async function measureOp(op: PrepareOp, i: number, env: Map<string, string>, hel
         continue;
       }
       const count = occurrences(text, op.replace.from);
+      // The next fix-up meets the replaced text (sed's s|from|to|g, literal on both sides).
+      if (count > 0 && to.ok) edit(where.tree)?.write(where.rel, Buffer.from(text.split(op.replace.from).join(to.value)));
       const aimMet = count === 0 && (op.replace.to === '' || (to.ok && to.value.trim() !== '' && text.includes(to.value)));
       out.push({ ...m, state: 'measured', count, aimMet, ...(count === 0 && aimMet ? { reason: op.replace.to === '' ? 'the text it removes is gone' : `${show(to.ok ? to.value : op.replace.to)} is already there` } : {}) });
     }
@@ -204,6 +280,7 @@ async function measureSedOnFile(
     const r = await runSed(call, before);
     if ('error' in r) return { ...m, state: 'error', reason: r.error };
     count += changedLines(before.toString('utf8'), r.output.toString('utf8'));
+    if (!r.output.equals(before)) edit(where.tree)?.write(rel, r.output);
   }
   const aimMet = count === 0 && onlyDeletes(call.scripts);
   return { ...m, state: 'measured', count, aimMet, ...(aimMet ? { reason: 'the lines it deletes are gone' } : {}) };

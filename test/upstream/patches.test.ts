@@ -116,6 +116,41 @@ describe('upstream patches', function () {
     assert.match(r.stdout, /^6 apply, 1 apply differently, 5 already upstream, 2 fail, 2 not replayed$/m);
   });
 
+  it('replays each fix-up on what those before it left, in the order the ebuild runs them', async () => {
+    const stack = stackCopy();
+    const file = path.join(stack, 'components', 'gpulib.yaml');
+    const head = (await readFile(file, 'utf8')).split('\nprepare:\n')[0]!;
+    await writeFile(
+      file,
+      `${head}
+prepare:
+  # The second replaces what the first wrote: no match in the release's own text.
+  - replace: { files: [src/config.h], from: '"/opt/rocm"', to: '"/usr/lib/rocm"' }
+  - replace: { files: [src/config.h], from: '"/usr/lib/rocm"', to: '"\${EPREFIX}/usr"' }
+  - remove: [extern]
+phases:
+  src_prepare:
+    # Runs before the prepare list: the text it edits is the release's.
+    before: |
+      sed -i -e 's|^#pragma once$|#pragma once // gpulib|' src/config.h || die
+    after: |
+      sed -i -e 's|// gpulib|// gpulib, edited|' src/config.h || die
+      sed -i -e 's|a|b|' extern/json/json.hpp || die
+`,
+    );
+    const r = await runCli(['upstream', 'patches', '6.3.3', 'gpulib', '--manifest', stack, '--base-url', u.baseUrl], { env });
+    const lines = r.stdout.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.trim().replace(/\s+/g, ' '));
+    assert.deepEqual(lines, [
+      'applies src/config.h prepare[0] replace "\\"/opt/rocm\\"": 1 match',
+      'applies src/config.h prepare[1] replace "\\"/usr/lib/rocm\\"": 1 match',
+      'applies extern prepare[2] remove: the path exists',
+      'applies src/config.h phases.src_prepare.before, line 1 sed -e "s|^#pragma once$|#pragma once // gpulib|": 1 line changed',
+      'applies src/config.h phases.src_prepare.after, line 1 sed -e "s|// gpulib|// gpulib, edited|": 1 line changed',
+      'fails extern/json/json.hpp phases.src_prepare.after, line 2 sed -e "s|a|b|": the file is gone (sed -i would die)',
+    ]);
+    assert.equal(r.code, 6, r.stderr);
+  });
+
   it('--json keeps the exit code; Markdown lists what needs attention', async () => {
     const stack = stackCopy();
     const j = await runCli(['upstream', 'patches', '6.3.3', 'gpulib', '--json', '--manifest', stack, '--base-url', u.template], { env });
