@@ -1,16 +1,10 @@
-import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Ajv as AjvClass } from 'ajv';
-import { schemasDir } from '../paths.js';
+import { NO_GPU_REPORT_SCHEMA, SchemaValidator, TEST_REPORT_SCHEMA } from '../manifest/schema-validator.js';
 import { classify, type FailureClass } from './classify.js';
 import { gtestCounts, type GtestReport } from './gtest.js';
 import { REPORT_FILES } from './layout.js';
 import type { TestPlan, TestTier } from './plan.js';
 import { emergedPackages, phasesBySegment, splitConsole, type PhaseRecord, type StatusRecord } from './records.js';
-
-// ajv (40 modules) is loaded when a report is first checked, not by every run that imports this module (test --dry-run).
-const ajv = (): typeof AjvClass => (createRequire(import.meta.url)('ajv') as typeof import('ajv')).Ajv;
 
 /** The phases schemas/test-report.schema.json knows, in order. */
 export const REPORT_PHASES = ['resolve', 'fetch', 'unpack', 'prepare', 'configure', 'compile', 'test', 'install', 'merged'] as const;
@@ -266,9 +260,6 @@ export async function buildReport(meta: ReportMeta, plan: TestPlan, outcome: Run
   };
 }
 
-let strict: ((data: unknown) => boolean) & { errors?: unknown } | undefined;
-let relaxed: ((data: unknown) => boolean) & { errors?: unknown } | undefined;
-
 /**
  * Where a report goes. report.json (what `pr body --tests` reads) follows the
  * schema exactly; a build without a GPU has no gfx and goes to
@@ -281,18 +272,7 @@ export function reportFileName(report: Pick<TestReport, 'gfx' | 'engine'>): stri
 
 /** Problems of a report against schemas/test-report.schema.json (empty when it conforms); relaxed: gfx may be null. */
 export function reportProblems(report: unknown, options: { relaxed?: boolean } = {}): string[] {
-  if (!strict || !relaxed) {
-    const schema = JSON.parse(readFileSync(path.join(schemasDir, 'test-report.schema.json'), 'utf8')) as {
-      $id?: string;
-      properties: { gfx: unknown };
-    };
-    strict = new (ajv())({ allErrors: true, strict: false }).compile(schema);
-    const loose = structuredClone(schema);
-    delete loose.$id;
-    loose.properties.gfx = { anyOf: [{ type: 'null' }, loose.properties.gfx] };
-    relaxed = new (ajv())({ allErrors: true, strict: false }).compile(loose);
-  }
-  const validate = options.relaxed ? relaxed : strict;
+  const validate = SchemaValidator.shared().validatorOf(options.relaxed ? NO_GPU_REPORT_SCHEMA : TEST_REPORT_SCHEMA);
   if (validate(report)) return [];
   return ((validate.errors ?? []) as { instancePath: string; message?: string }[]).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`);
 }

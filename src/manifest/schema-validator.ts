@@ -29,6 +29,7 @@ export function loadSchemas(dir = schemasDir): { list: AnySchemaObject[]; digest
     const schema = JSON.parse(text) as AnySchemaObject;
     list.push(schema);
     if (name === 'component.schema.json') list.push(partialComponentSchema(schema));
+    if (name === TEST_REPORT_SCHEMA) list.push(noGpuReportSchema(schema));
   }
   return { list, digest: hash.digest('hex') };
 }
@@ -128,6 +129,17 @@ export class SchemaValidator {
       s = this.schemaAt(absolute);
     }
     return s ? { schema: s, base: b } : undefined;
+  }
+
+  /**
+   * The validation function of one schema of schemas/ (or a derived one) by
+   * file name, e.g. TEST_REPORT_SCHEMA: the build's generated code when it is
+   * current, as for the manifest, instead of an ajv compile per use.
+   */
+  validatorOf(schema: string): ValidateFunction {
+    const v = this.getValidator(`${SCHEMA_BASE}${schema}`);
+    if (!v) throw new Error(`no schema ${schema} in ${schemasDir}`);
+    return v;
   }
 
   static shared(): SchemaValidator {
@@ -343,6 +355,18 @@ function mapValueSchema(s: AnySchemaObject): AnySchemaObject | undefined {
   if (typeof s.additionalProperties === 'object' && s.additionalProperties !== null) return s.additionalProperties as AnySchemaObject;
   const patterns = Object.values((s.patternProperties ?? {}) as Record<string, AnySchemaObject>);
   return patterns.length === 1 ? patterns[0] : undefined;
+}
+
+/** The report `rocm-ebuild test` writes per GPU (and `pr body --tests` reads). */
+export const TEST_REPORT_SCHEMA = 'test-report.schema.json';
+/** Derived from it: the report of a run without a GPU (--gpu none, build-report.json), whose gfx is null. */
+export const NO_GPU_REPORT_SCHEMA = 'test-report-no-gpu.schema.json';
+
+function noGpuReportSchema(full: AnySchemaObject): AnySchemaObject {
+  const copy = structuredClone(full) as AnySchemaObject & { properties: Record<string, unknown> };
+  copy.$id = `${SCHEMA_BASE}${NO_GPU_REPORT_SCHEMA}`;
+  copy.properties.gfx = { anyOf: [{ type: 'null' }, copy.properties.gfx] };
+  return copy;
 }
 
 function partialComponentSchema(full: AnySchemaObject): AnySchemaObject {

@@ -1,13 +1,8 @@
-import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import type { Ajv as AjvClass, ErrorObject, ValidateFunction } from 'ajv';
-import { schemasDir } from '../paths.js';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { SchemaValidator, TEST_REPORT_SCHEMA } from '../manifest/schema-validator.js';
 import { ExitCode } from '../util/exit-codes.js';
 import { prError } from './errors.js';
-
-// ajv (40 modules) is loaded when a report is first checked, not by every run that imports this module (test --dry-run).
-const ajv = (): typeof AjvClass => (createRequire(import.meta.url)('ajv') as typeof import('ajv')).Ajv;
 
 /**
  * GPU test reports (schemas/test-report.schema.json: one container run, one
@@ -43,14 +38,9 @@ export interface TestReport {
   atoms: TestAtom[];
 }
 
-let validator: ValidateFunction | undefined;
-
-async function validate(): Promise<ValidateFunction> {
-  if (!validator) {
-    const schema = JSON.parse(await readFile(path.join(schemasDir, 'test-report.schema.json'), 'utf8')) as object;
-    validator = new (ajv())({ allErrors: true, strict: false }).compile(schema);
-  }
-  return validator;
+/** The schema's validation code: the build's generated one when current (manifest/schema-validator.ts). */
+function validate(): ValidateFunction {
+  return SchemaValidator.shared().validatorOf(TEST_REPORT_SCHEMA) as ValidateFunction;
 }
 
 function describe(e: ErrorObject): string {
@@ -61,7 +51,7 @@ function describe(e: ErrorObject): string {
 
 /** Read and validate the reports; two reports for one gfx are refused (which one would count?). */
 export async function loadTestReports(files: string[]): Promise<{ file: string; report: TestReport }[]> {
-  const check = await validate();
+  const check = validate();
   const out: { file: string; report: TestReport }[] = [];
   for (const file of files) {
     let data: unknown;

@@ -329,6 +329,31 @@ describe('container: reports', function () {
     assert.deepEqual(reportProblems({ ...report, gfx: null }, { relaxed: true }), []);
   });
 
+  it('checks reports with the validation code generated at build time: ajv itself is not loaded, only its runtime helpers', async () => {
+    const plan = testPlan(model, resolveAtoms(model, ['rocPRIM']), 'full');
+    const report = await buildReport(meta, plan, outcome({}));
+    const url = (m: string) => JSON.stringify(new URL(`../../src/${m}`, import.meta.url).href);
+    const script = `
+      import { createRequire } from 'node:module';
+      const { reportProblems } = await import(${url('container/report.js')});
+      const { loadTestReports } = await import(${url('pr/test-reports.js')});
+      const report = JSON.parse(process.argv[1]);
+      const problems = [reportProblems(report), reportProblems({ ...report, gfx: null }).length > 0, reportProblems({ ...report, gfx: null }, { relaxed: true })];
+      const file = process.argv[2];
+      (await import('node:fs')).writeFileSync(file, JSON.stringify(report));
+      await loadTestReports([file]);
+      const cache = Object.keys(createRequire(import.meta.url).cache);
+      process.stdout.write(JSON.stringify({ problems, ajv: cache.filter((k) => k.includes('/node_modules/ajv/') && !k.includes('/node_modules/ajv/dist/runtime/')) }));`;
+    const dir = await tempDir();
+    try {
+      const r = spawnSync(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(report), path.join(dir, 'report.json')], { encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      assert.deepEqual(JSON.parse(r.stdout), { problems: [[], true, []], ajv: [] });
+    } finally {
+      await removeDir(dir);
+    }
+  });
+
   it('an engine that cannot start the container is an error of the run, with its words', async () => {
     const plan = testPlan(model, resolveAtoms(model, ['rocPRIM']), 'full');
     const report = await buildReport(meta, plan, outcome({ engineStatus: 125, engineError: 'podman could not run the container (exit 125): Error: stat /dev/kfd: no such file or directory' }));
