@@ -13,7 +13,7 @@ import { GENERATED_TEMPLATES, TEMPLATE_OPTIONS, templateSources } from './precom
  */
 export async function writeGeneratedTemplates(dir = templatesDir, file = GENERATED_TEMPLATES): Promise<void> {
   const { files, digest } = templateSources(dir);
-  const env = new nunjucks.Environment(null, TEMPLATE_OPTIONS);
+  const env = new nunjucks.Environment(null, { ...TEMPLATE_OPTIONS });
   // nunjucks hands the wrapper a list of { name, template } (its types say one).
   const body = (templates: unknown) => (templates as { template: string }[])[0]!.template;
   const entries = [...files].map(

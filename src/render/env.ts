@@ -55,9 +55,12 @@ let env: nunjucks.Environment | undefined;
 export function templateEnv(dir = templatesDir): nunjucks.Environment {
   if (env && dir === templatesDir) return env;
   const compiled = dir === templatesDir ? precompiledTemplates(dir) : undefined;
+  const source = new nunjucks.FileSystemLoader(dir, { noCache: false });
+  // nunjucks asks its loaders in turn: a template the build did not compile
+  // (one behind a directory link, which the walk does not follow) comes from its source.
   // PrecompiledLoader takes the templates by name (its types say a list).
-  const loader = compiled ? new nunjucks.PrecompiledLoader(compiled as never) : new nunjucks.FileSystemLoader(dir, { noCache: false });
-  const e = new nunjucks.Environment(loader, { ...TEMPLATE_OPTIONS });
+  const loaders = compiled ? [new nunjucks.PrecompiledLoader(compiled as never), source] : [source];
+  const e = new nunjucks.Environment(loaders, { ...TEMPLATE_OPTIONS });
   e.addFilter('assign', assign);
   e.addFilter('lines', (lines: string[]) => lines.join('\n'));
   e.addFilter('xml', (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'));

@@ -20,9 +20,11 @@ export const GENERATED_TEMPLATES = fileURLToPath(new URL('./templates.generated.
 /**
  * The options of the template environment. trimBlocks and lstripBlocks change
  * the lexing and throwOnUndefined the code nunjucks generates, so the build
- * compiles with these very options.
+ * compiles with these very options. Frozen, and handed to nunjucks as a copy:
+ * its Environment writes its defaults into the object it is given, which
+ * would change the digest below.
  */
-export const TEMPLATE_OPTIONS = { autoescape: false, trimBlocks: true, lstripBlocks: true, throwOnUndefined: true } as const;
+export const TEMPLATE_OPTIONS = Object.freeze({ autoescape: false, trimBlocks: true, lstripBlocks: true, throwOnUndefined: true } as const);
 
 /** Every template under `dir` (name relative, with `/`) and its text, by name; with a digest of names and texts. */
 export function templateSources(dir: string): { files: Map<string, string>; digest: string } {

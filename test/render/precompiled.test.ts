@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { renderAmdgpuTargetsDesc } from '../../src/eclass/render-desc.js';
 import { loadTargetTable } from '../../src/eclass/table.js';
@@ -7,6 +7,7 @@ import { knownReleases } from '../../src/model/resolve.js';
 import { buildContext } from '../../src/render/context.js';
 import { templateEnv } from '../../src/render/env.js';
 import { metadataContext } from '../../src/render/index.js';
+import { writeGeneratedTemplates } from '../../src/render/build-templates.js';
 import { GENERATED_TEMPLATES, precompiledTemplates } from '../../src/render/precompiled.js';
 import { defaultTargetsPath, templatesDir } from '../../src/paths.js';
 import { loadManifestOrFail, stackFor } from '../../src/stack-check/index.js';
@@ -34,7 +35,7 @@ describe('templates compiled at build time', function () {
   it('are those of ebuild-templates/ and render every package of every release byte for byte as the source does', async () => {
     assert.ok(precompiledTemplates(templatesDir), `npm run build wrote ${GENERATED_TEMPLATES} from the shipped templates`);
     const compiled = templateEnv();
-    assert.deepEqual(loaderNames(compiled), ['PrecompiledLoader']);
+    assert.deepEqual(loaderNames(compiled), ['PrecompiledLoader', 'FileSystemLoader']);
     // Another directory with the same files: compiled from source.
     const copy = path.join(dir, 'same');
     await cp(templatesDir, copy, { recursive: true });
@@ -89,5 +90,17 @@ describe('templates compiled at build time', function () {
     const after = await render();
     assert.equal(after.code, 0, after.stderr);
     assert.equal(after.stdout, before.stdout.replace(/^EAPI=8$/m, 'EAPI=8\n# edited template'));
+
+    // Templates behind a directory link are not walked, so not compiled: they come from their source.
+    const templates = path.join(pkg, 'ebuild-templates');
+    await rename(path.join(templates, 'build'), path.join(pkg, 'build-templates-elsewhere'));
+    await symlink(path.join(pkg, 'build-templates-elsewhere'), path.join(templates, 'build'));
+    const generated = path.join(pkg, 'dist', 'src', 'render', 'templates.generated.cjs');
+    await writeGeneratedTemplates(templates, generated);
+    assert.ok(precompiledTemplates(templates, generated)!['ebuild.njk'], 'the copy has its own compiled templates');
+    assert.equal(precompiledTemplates(templates, generated)!['build/cmake.njk'], undefined, 'without those behind the link');
+    const linked = await render();
+    assert.equal(linked.code, 0, linked.stderr);
+    assert.equal(linked.stdout, after.stdout);
   });
 });
