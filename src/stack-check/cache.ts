@@ -153,9 +153,9 @@ function libraryManifest(name: string): string {
 }
 
 /**
- * The code: size, mtime and inode of every compiled module (a rebuild or an
- * upgrade changes them), and the package.json of each library the load uses
- * (an `npm install` that brings another version of one).
+ * The code (codeIdentity: what a rebuild or an upgrade changes), and the
+ * package.json of each library the load uses (an `npm install` that brings
+ * another version of one).
  */
 function codeKey(hash: ReturnType<typeof createHash>): void {
   hash.update(`code ${codeIdentity()}\0`);
