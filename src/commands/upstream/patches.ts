@@ -19,8 +19,10 @@ phase code — checks it against the release's sources and prints one line each,
   upstream    nothing to do any more: the replacement text is already there, the lines or path are gone
   fails       the text is not found or the file is gone (sed -i on a missing file dies)
   skipped     cannot be replayed here (outside the sources, or the code computes its arguments)
-Nothing from the manifest is run: replace counts the literal text, delete_lines and sed run in GNU sed's
-sandbox mode on a copy of the file's text, words are expanded without a shell.
+Each fix-up meets the text the ones before it left, in the order the ebuild runs them (src_prepare's
+before, the prepare list, its after, then the later phases). Nothing from the manifest is run: replace
+counts the literal text, delete_lines and sed run in GNU sed's sandbox mode on a copy of the file's text,
+words are expanded without a shell.
 
 Trees come from the release tarballs through the distfiles engine, or with --base-url from git tags.
 
