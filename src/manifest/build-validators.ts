@@ -1,7 +1,7 @@
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { writeFileAtomically } from '../util/atomic-write.js';
 import { GENERATED_VALIDATORS, loadSchemas, newAjv, SCHEMA_BASE } from './schema-validator.js';
 
 /**
@@ -19,9 +19,7 @@ export async function writeGeneratedValidators(file = GENERATED_VALIDATORS): Pro
   const code = standalone(ajv, ids);
   // standalone code exports each validator under its name; gathered, with the digest.
   const text = `${code}\nexports.validators = { ${Object.keys(ids).map((k) => `${JSON.stringify(k)}: exports[${JSON.stringify(k)}]`).join(', ')} };\nexports.schemasDigest = ${JSON.stringify(digest)};\n`;
-  const tmp = `${file}.${process.pid}.tmp`;
-  await fs.writeFile(tmp, text);
-  await fs.rename(tmp, file);
+  await writeFileAtomically(file, text);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await writeGeneratedValidators();

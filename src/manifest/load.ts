@@ -6,8 +6,6 @@ import type { ComponentSpec, ExternalSpec, StackSpec } from './types.js';
 import { jsonPath, locate, readYamlSource, type SourceRead, type YamlSource } from './yaml-source.js';
 import { resolveManifestPath } from './location.js';
 
-export { resolveManifestPath };
-
 export interface LoadedComponent {
   spec: ComponentSpec;
   source: YamlSource;
