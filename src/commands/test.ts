@@ -28,7 +28,7 @@ Ctrl-C (or SIGTERM) stops the running container, writes the partial report and r
 
 Exit codes: 0 every atom passed, 2 invalid input before any container started (no container engine, image not
 present and cannot be pulled, no AMD GPU, a requested GPU or gfx not present, a gfx outside the release's target
-policy, no ::gentoo tree), 4 the overlay was refused (not a Portage repository, ebuilds missing, another run writes the
+policy, no ::gentoo tree), 4 the overlay was refused (not a Portage repository, an invalid repo_name, ebuilds missing, another run writes the
 same report directory), 6 an atom failed or a container could not proceed, 130 interrupted.`;
 
   static override examples = [

@@ -114,6 +114,14 @@ async function checkOverlay(dir: string, plan: TestPlan): Promise<string> {
       ExitCode.overlayRefused,
     );
   }
+  // The name becomes a mount point (/var/db/repos/<name>), a repos.conf section and atoms' ::repo:
+  // Portage's own rule for repository names keeps "../..", a newline or a "]" out of all three.
+  if (!/^[A-Za-z0-9_][A-Za-z0-9+_-]*$/.test(state.repoName)) {
+    throw new UserError(
+      `the overlay ${dir} has an invalid repository name in profiles/repo_name: ${JSON.stringify(state.repoName)} (Portage allows letters, digits, _, + and -, not starting with - or +)`,
+      ExitCode.overlayRefused,
+    );
+  }
   const missing = plan.atoms.filter((a) => !state.packages.get(a.atom)?.versions.some((v) => v === a.version || v.startsWith(`${a.version}-r`)));
   if (missing.length > 0) {
     throw new UserError(

@@ -557,7 +557,7 @@ describe('container: test --dry-run', function () {
     }
   });
 
-  it('refuses what would fail later: not a Portage repository (4), missing ebuilds (4), no ::gentoo tree (2), a bad --gpu (2)', async () => {
+  it('refuses what would fail later: not a Portage repository or an invalid repository name (4), missing ebuilds (4), no ::gentoo tree (2), a bad --gpu (2)', async () => {
     const noRepo = await tempDir();
     try {
       const a = base();
@@ -567,6 +567,22 @@ describe('container: test --dry-run', function () {
       assert.match(r.stderr, /is not a Portage repository \(no profiles\/repo_name\); create it with `rocm-ebuild bump 6\.2\.2/);
     } finally {
       await removeDir(noRepo);
+    }
+    // A name that would climb out of /var/db/repos or add a section to repos.conf.
+    for (const name of ['../../etc', 'x\n[gentoo]\nlocation = /tmp', 'x]', '-x']) {
+      const hostile = await tempDir();
+      try {
+        await cp(path.join(work, 'overlay'), hostile, { recursive: true });
+        writeFileSync(path.join(hostile, 'profiles', 'repo_name'), `${name}\n`);
+        const a = base();
+        a[a.indexOf('--overlay') + 1] = hostile;
+        const r = await runCli(a, { env: host.env });
+        assert.equal(r.code, 4, `${JSON.stringify(name)}: ${r.stdout}`);
+        assert.match(r.stderr, /invalid repository name in profiles\/repo_name/);
+        assert.equal(r.stdout, '', 'no command line printed');
+      } finally {
+        await removeDir(hostile);
+      }
     }
     const missing = await runCli([...base(), 'hipCUB'], { env: host.env });
     assert.equal(missing.code, 4);
