@@ -73,10 +73,19 @@ interface Measured {
   cold: Stats;
   floor: Stats;
   digests: Stats;
+  /** With `context`: Node starting and doing nothing, and `validate` of the same manifest (warm cache). */
+  node?: Stats;
+  validate?: Stats;
   peakMiB: number[];
 }
 
-async function measure(label: string, manifest: string, rounds: number): Promise<Measured> {
+/**
+ * `context` adds, in the same alternating rounds, what any bump pays before
+ * its own work: Node's start (`node -e 0`) and the manifest check every bump
+ * begins with (`validate`, cache warm). Set against the floor, they show how
+ * much of the goal is left for rendering, QA and committing.
+ */
+async function measure(label: string, manifest: string, rounds: number, context = false): Promise<Measured> {
   const dir = path.join(BENCH_ROOT, `bump-${label}`);
   await fs.rm(dir, { recursive: true, force: true });
   await fs.mkdir(dir, { recursive: true });
@@ -103,17 +112,23 @@ async function measure(label: string, manifest: string, rounds: number): Promise
   await fs.writeFile(stream, execFileSync('git', ['fast-export', '--all'], { cwd: overlay, env, maxBuffer: 1 << 30 }));
   const floorRepo = path.join(dir, 'floor');
   const floorScript = 'rm -rf "$1" && git init -q "$1" && cd "$1" && git fast-import --quiet < "$2" && git read-tree -u -m HEAD';
-  const t = await interleaved(rounds, {
+  const contenders: Record<string, () => Promise<Timing>> = {
     warm: bump(false),
     cold: bump(true),
     floor: () => timeCommand('bash', ['-c', floorScript, 'bash', floorRepo, stream], { env }),
     digests: () => timeCommand('bash', ['-c', 'openssl dgst -blake2b512 "$@" > /dev/null & openssl dgst -sha512 "$@" > /dev/null; wait', 'bash', ...files], { env }),
-  });
-  return { commits, fingerprint: digest(print), ...t, peakMiB };
+  };
+  if (context) {
+    contenders.node = () => timeCommand(process.execPath, ['-e', '0'], { env });
+    contenders.validate = () => timeCommand(process.execPath, [bin, 'validate', manifest], { env });
+  }
+  const t = await interleaved(rounds, contenders);
+  const { warm, cold, floor, digests, node, validate } = t;
+  return { commits, fingerprint: digest(print), warm: warm!, cold: cold!, floor: floor!, digests: digests!, ...(node && validate ? { node, validate } : {}), peakMiB };
 }
 
 export async function run(): Promise<BenchReport> {
-  const real = await measure('6.2.2', path.join(root, 'manifest', 'stack.yaml'), ROUNDS);
+  const real = await measure('6.2.2', path.join(root, 'manifest', 'stack.yaml'), ROUNDS, true);
   const x10 = await measure('x10', await syntheticManifest(path.join(BENCH_ROOT, 'stack-x10'), 10), Math.max(1, Math.ceil(ROUNDS / 2)));
   const withDigests = (m: Measured) => (i: number) => m.floor.runs[i]!.seconds + m.digests.runs[i]!.seconds;
   const mib = (xs: number[]) => Math.max(...xs);
@@ -124,6 +139,8 @@ export async function run(): Promise<BenchReport> {
       figure('bump 6.2.2, hash cache empty', real.cold),
       figure('floor: git fast-import + read-tree -u', real.floor, `the same ${real.commits} commits`),
       figure('openssl blake2b + sha512 in parallel', real.digests, 'the same distfiles'),
+      figure('node -e 0', real.node!, 'what any bump pays first'),
+      figure('validate, manifest cache warm', real.validate!, 'the manifest check every bump begins with'),
       { ...figure('bump 10× stack, hash cache warm', x10.warm, `${x10.commits} commits`), peakMiB: mib(x10.peakMiB) },
       figure('bump 10× stack, hash cache empty', x10.cold),
       figure('floor 10×: git fast-import + read-tree -u', x10.floor, `the same ${x10.commits} commits`),
@@ -132,6 +149,8 @@ export async function run(): Promise<BenchReport> {
       { label: '6.2.2, warm cache / floor', ...pairedRatio(real.warm, real.floor), goal: 3 },
       { label: '6.2.2, empty cache / (floor + digests)', ...pairedRatio(real.cold, withDigests(real)), goal: 1.5 },
       { label: 'CPU: 6.2.2 warm / floor', ...pairedRatio(real.warm, real.floor, 'cpuSeconds') },
+      { label: 'node -e 0 / floor', ...pairedRatio(real.node!, real.floor), note: 'Node starting and doing nothing' },
+      { label: 'validate / floor', ...pairedRatio(real.validate!, real.floor), note: 'before a bump renders, checks or commits anything' },
       { label: '10×, warm cache / floor', ...pairedRatio(x10.warm, x10.floor) },
       { label: '10× / 6.2.2 (warm)', value: x10.warm.seconds / real.warm.seconds, note: `for ${(x10.commits / real.commits).toFixed(1)}× the commits` },
       { label: 'peak memory of the 10× bump / 300 MiB', value: mib(x10.peakMiB) / 300, goal: 1, note: `${mib(x10.peakMiB).toFixed(0)} MiB: the Node process's maxRSS (git runs in its own)` },
