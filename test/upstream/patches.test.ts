@@ -21,6 +21,11 @@ describe('upstream patches', function () {
   });
   after(() => removeDir(dir));
 
+  /** `upstream patches 6.3.3 gpulib` on a copy of the stack, against the local upstream. */
+  const patchesOfGpulib = (stack: string) => runCli(['upstream', 'patches', '6.3.3', 'gpulib', '--manifest', stack, '--base-url', u.baseUrl], { env });
+  /** The report's fix-up lines, indentation and column padding squeezed. */
+  const reportLines = (stdout: string) => stdout.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.trim().replace(/\s+/g, ' '));
+
   describe('reading sed command lines', () => {
     it('understands clustered and long options as GNU sed does', () => {
       assert.deepEqual(parseSedArgs(['-i', '-e', 's/a/b/', '-e', '/x/d', 'f1', 'f2']), { scripts: ['s/a/b/', '/x/d'], files: ['f1', 'f2'], extended: false, quiet: false, nullData: false, separate: false });
@@ -92,9 +97,9 @@ describe('upstream patches', function () {
 
   it('replays every fix-up on the new tree, one line each with the file and the reason (exit 6)', async () => {
     const stack = stackCopy();
-    const r = await runCli(['upstream', 'patches', '6.3.3', 'gpulib', '--manifest', stack, '--base-url', u.baseUrl], { env });
+    const r = await patchesOfGpulib(stack);
     assert.equal(r.code, 6, r.stderr);
-    const lines = r.stdout.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.trim().replace(/\s+/g, ' '));
+    const lines = reportLines(r.stdout);
     assert.deepEqual(lines, [
       'upstream CMakeLists.txt prepare[0] replace " -Werror": the text it removes is gone',
       'differs src/config.h prepare[1] replace "/opt/rocm": 3 matches, 1 before',
@@ -138,8 +143,8 @@ phases:
       sed -i -e 's|a|b|' extern/json/json.hpp || die
 `,
     );
-    const r = await runCli(['upstream', 'patches', '6.3.3', 'gpulib', '--manifest', stack, '--base-url', u.baseUrl], { env });
-    const lines = r.stdout.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.trim().replace(/\s+/g, ' '));
+    const r = await patchesOfGpulib(stack);
+    const lines = reportLines(r.stdout);
     assert.deepEqual(lines, [
       'applies src/config.h prepare[0] replace "\\"/opt/rocm\\"": 1 match',
       'applies src/config.h prepare[1] replace "\\"/usr/lib/rocm\\"": 1 match',
@@ -182,7 +187,7 @@ phases:
     const file = path.join(stack, 'components', 'gpulib.yaml');
     const text = await readFile(file, 'utf8');
     await writeFile(file, text.replace('sed -i -e "s|/opt/rocm|$(date +%s)|" src/config.h || die', `sed -i -e "s|a|b|" "$(touch ${marker})" || die`));
-    const r = await runCli(['upstream', 'patches', '6.3.3', 'gpulib', '--manifest', stack, '--base-url', u.baseUrl], { env });
+    const r = await patchesOfGpulib(stack);
     assert.equal(r.code, 6);
     assert.match(r.stdout, /skipped .*cannot replay: \$\(touch .*pwned\) runs a command/);
     assert.ok(!existsSync(marker));
