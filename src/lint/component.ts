@@ -1,4 +1,4 @@
-import { inRelease, knownReleases, type ResolvedComponent, type StackModel } from '../model/resolve.js';
+import { inRelease, knownReleases, upstreamRepos, type ResolvedComponent, type StackModel } from '../model/resolve.js';
 import { currentYear, renderEbuild, renderMetadata } from '../render/index.js';
 import { bashSyntax, bashSyntaxAll, shellcheck, shellcheckAll, type ToolFinding } from './external-tools.js';
 import { lintEbuild, type EbuildInput, type LintResult } from './index.js';
@@ -85,7 +85,7 @@ export async function lintComponent(
     version: c.version,
     text,
     metadata: options.metadata ?? renderMetadata(c, model),
-    upstreamRepos: [...new Set(c.spec.sources.map((s) => s.github).filter((g): g is string => Boolean(g)))],
+    upstreamRepos: upstreamRepos(c),
     year,
     python: { current: model.manifest.stack.python.current, default: model.manifest.stack.python.default },
     ...(model.manifest.stack.licenses ? { freeLicenses: freeLicenses(model) } : {}),

@@ -13,13 +13,21 @@ export type DepClass = 'RDEPEND' | 'DEPEND' | 'BDEPEND' | 'PDEPEND' | 'IDEPEND';
 export type BashScalar = string | number | boolean;
 
 export interface SourceSpec {
+  /** A repository's tag archive (owner/name). */
   github?: string;
+  /** A file of a repository's GitHub release (owner/name), named by `file`. */
+  release_asset?: string;
+  file?: string;
+  /** The release asset's project directory in its repository at the tag (default projects/<name>). */
+  path?: string;
   tag?: string;
   url?: string;
   distfile?: string;
   dir?: string;
   subdir?: string;
   when?: string;
+  /** The releases this source serves (its era); default all the component's. */
+  releases?: VersionRange;
 }
 
 export interface UseToggle {

@@ -4,6 +4,7 @@ import type { ComponentSpec, SourceSpec, TargetsSpec } from '../manifest/types.j
 import { jsonPath, locate } from '../manifest/yaml-source.js';
 import { mergeWithProvenance, type Provenance } from './merge.js';
 import { inRange } from './version.js';
+import { locateSource, sourcesOf, type SourceLocation } from './sources/index.js';
 
 /** The GPU targets a release offers: default-on and optional. */
 export interface TargetPolicy {
@@ -30,6 +31,14 @@ export interface Distfile {
   when?: string;
 }
 
+/** One source of a package in a release, and where it comes from. */
+export interface ResolvedSource {
+  spec: SourceSpec;
+  /** Its index in the `sources` list as written (for error locations). */
+  at: number;
+  location: SourceLocation;
+}
+
 /** A component as it stands in one release: overrides applied, defaults filled. */
 export interface ResolvedComponent {
   name: string;
@@ -38,6 +47,8 @@ export interface ResolvedComponent {
   pn: string;
   version: string;
   spec: ComponentSpec & { targets: TargetsSpec; compiler: NonNullable<ComponentSpec['compiler']>; keywords: string };
+  /** The sources that serve this release (their era holds it), in order; the first is the main tree. */
+  sources: ResolvedSource[];
   distfiles: Distfile[];
   /** S, in ebuild form (with ${WORKDIR} and ${PV}). */
   sourceDir: string;
@@ -66,51 +77,28 @@ export function releaseModel(manifest: Manifest, version: string, policy: Target
   return { version, llvmSlot: r.llvm_slot, pythonCompat: manifest.stack.python.compat, verified: r.verified ?? false, policy };
 }
 
-/** Substitute ${PV}, ${PN} and ${P} as Portage would. */
-export function expand(template: string, pn: string, version: string): string {
-  return template.replace(/\$\{(PV|PN|P)\}/g, (_, v: string) => (v === 'PV' ? version : v === 'PN' ? pn : `${pn}-${version}`));
-}
+/** Substitute ${PV}, ${PN}, ${P} and $(ver_cut …) as Portage would. */
+export { expand } from './sources/index.js';
 
-/** GitHub strips a leading "v" from version-like tags when naming the archive's directory. */
-function archiveDir(repo: string, tag: string): string {
-  const name = repo.split('/')[1]!;
-  return `${name}-${/^v[0-9]/.test(tag) ? tag.slice(1) : tag}`;
-}
-
-function githubUri(src: SourceSpec & { github: string }, tag: string, index: number): { uri: string; distfile: string } {
-  const repoName = src.github.split('/')[1]!;
-  const distfile = src.distfile ?? (index === 0 ? '${P}.tar.gz' : `${repoName}-\${PV}.tar.gz`);
-  return { uri: `https://github.com/${src.github}/archive/${tag}.tar.gz -> ${distfile}`, distfile };
+/** The tag scheme of a release's sources (`rocm-${PV}`): what a source without its own `tag` is cut from. */
+export function releaseTag(manifest: Manifest, _version: string): string {
+  return manifest.stack.defaults?.tag ?? 'rocm-${PV}';
 }
 
 /**
- * The distfile of the i-th source of a package: its name in DISTDIR, the URL
- * it is fetched from, its SRC_URI entry and the directory it unpacks to.
+ * The distfile of one source of a package in a release: its name in DISTDIR,
+ * the URL it is fetched from, its SRC_URI entry and the directory it unpacks
+ * to (ebuild form). `index` is its place among the release's sources.
  */
 export function sourceDistfile(
   manifest: Manifest,
   src: SourceSpec,
-  i: number,
+  index: number,
   pn: string,
   version: string,
 ): { name: string; url: string; uri: string; dir: string } {
-  let uri: string;
-  let distfile: string;
-  let dir: string;
-  let url: string;
-  if (src.github) {
-    const tag = src.tag ?? manifest.stack.defaults?.tag ?? 'rocm-${PV}';
-    ({ uri, distfile } = githubUri(src as SourceSpec & { github: string }, tag, i));
-    dir = src.dir ?? archiveDir(src.github, tag);
-    url = `https://github.com/${src.github}/archive/${expand(tag, pn, version)}.tar.gz`;
-  } else {
-    distfile = src.distfile!;
-    const basename = src.url!.split('/').pop()!;
-    uri = basename === distfile ? src.url! : `${src.url!} -> ${distfile}`;
-    dir = src.dir!;
-    url = expand(src.url!, pn, version);
-  }
-  return { name: expand(distfile, pn, version), url, uri, dir };
+  const l = locateSource(src, { pn, version, releaseTag: releaseTag(manifest, version), index });
+  return { name: l.name, url: l.url, uri: l.uri, dir: l.dir };
 }
 
 /**
@@ -149,13 +137,18 @@ export function resolveComponent(
   const [category, pn] = spec.atom.split('/') as [string, string];
   const version = release.version;
   const distfiles: Distfile[] = [];
-  let sourceDir = '';
-  spec.sources.forEach((src, i) => {
-    const { name, url, uri, dir } = sourceDistfile(manifest, src, i, pn, version);
-    const existing = distfiles.find((d) => d.name === name);
-    if (!existing) distfiles.push({ name, urls: [url], uri, ...(src.when ? { when: src.when } : {}) });
-    if (i === 0) sourceDir = `\${WORKDIR}/${dir}${src.subdir ? `/${src.subdir}` : ''}`;
-  });
+  const tag = releaseTag(manifest, version);
+  const sources: ResolvedSource[] = sourcesOf(spec.sources, version).map(({ src, at }, index) => ({
+    spec: src,
+    at,
+    location: locateSource(src, { pn, version, releaseTag: tag, index }),
+  }));
+  for (const { spec: src, location: l } of sources) {
+    if (!distfiles.some((d) => d.name === l.name)) distfiles.push({ name: l.name, urls: [l.url], uri: l.uri, ...(src.when ? { when: src.when } : {}) });
+  }
+  const main = sources[0];
+  // A component with no source for this release is reported by validate (checkSources); S stays empty.
+  let sourceDir = main ? `\${WORKDIR}/${main.location.dir}${main.spec.subdir ? `/${main.spec.subdir}` : ''}` : '';
   if (spec.s) sourceDir = `\${WORKDIR}/${spec.s}`;
 
   const targetsSpec: TargetsSpec = spec.targets ?? { mode: 'none' };
@@ -176,6 +169,7 @@ export function resolveComponent(
       compiler: spec.compiler ?? 'host',
       keywords: spec.keywords ?? manifest.stack.defaults?.keywords ?? '~amd64',
     },
+    sources,
     distfiles,
     sourceDir,
     targets,
@@ -214,6 +208,11 @@ export function resolveStack(manifest: Manifest, release: ReleaseModel): StackMo
     .map((c) => resolveComponent(manifest, c, release))
     .filter((c): c is ResolvedComponent => c !== undefined);
   return { manifest, release, components, byAtom: new Map(components.map((c) => [c.atom, c])) };
+}
+
+/** The GitHub repositories a package's sources of this release come from (metadata.xml's remote-ids), in source order. */
+export function upstreamRepos(c: ResolvedComponent): string[] {
+  return [...new Set(c.sources.map((s) => s.location.repo).filter((r): r is string => r !== undefined))];
 }
 
 /** An issue about a resolved component, placed where the user wrote the value. */

@@ -1,4 +1,4 @@
-import type { ResolvedComponent, StackModel } from '../model/resolve.js';
+import { upstreamRepos, type ResolvedComponent, type StackModel } from '../model/resolve.js';
 import { buildContext } from './context.js';
 import { templateEnv } from './env.js';
 import { isUseExpand } from '../model/use-flags.js';
@@ -43,7 +43,7 @@ export interface MetadataOptions {
 }
 
 export function metadataContext(c: ResolvedComponent, model: StackModel, options: MetadataOptions = {}): MetadataContext {
-  const repos = [...new Set(c.spec.sources.map((s) => s.github).filter((g): g is string => Boolean(g)))];
+  const repos = upstreamRepos(c);
   return {
     maintainers: options.maintainers ?? stackMaintainers(model),
     useFlags: Object.entries(c.spec.use ?? {})

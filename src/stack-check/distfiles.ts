@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { ManifestIssue } from '../manifest/issues.js';
-import { issueAt, sourceDistfile, type ResolvedComponent, type StackModel } from '../model/resolve.js';
+import { issueAt, type ResolvedComponent, type StackModel } from '../model/resolve.js';
 
 /**
  * One name in DISTDIR is one file: two sources naming the same distfile
@@ -11,10 +11,10 @@ import { issueAt, sourceDistfile, type ResolvedComponent, type StackModel } from
 export function checkDistfiles(model: StackModel): ManifestIssue[] {
   const byName = new Map<string, { c: ResolvedComponent; i: number; url: string; explicit: boolean }[]>();
   for (const c of model.components) {
-    c.spec.sources.forEach((src, i) => {
-      const { name, url } = sourceDistfile(model.manifest, src, i, c.pn, c.version);
+    for (const { spec: src, at: i, location } of c.sources) {
+      const { name, url } = location;
       byName.set(name, [...(byName.get(name) ?? []), { c, i, url, explicit: src.distfile !== undefined }]);
-    });
+    }
   }
   const issues: ManifestIssue[] = [];
   for (const [name, entries] of byName) {

@@ -3,11 +3,17 @@ import type { ManifestIssue } from '../manifest/issues.js';
 import { jsonPath, locate } from '../manifest/yaml-source.js';
 import { issueAt, type ResolvedComponent, type StackModel } from '../model/resolve.js';
 import { inRange } from '../model/version.js';
+import { projectKey } from '../model/sources/index.js';
 import type { CheckContext } from './context.js';
 
-/** Whether one of the component's sources is the project's GitHub repository. */
+/**
+ * Whether one of the component's sources is the project: its GitHub
+ * repository, or its release asset in a monorepo (rocBLAS is `rocblas.tar.gz`
+ * of rocm-libraries, composable_kernel `composablekernel.tar.gz`).
+ */
 function buildsFrom(c: ResolvedComponent, project: string): boolean {
-  return c.spec.sources.some((s) => s.github?.split('/')[1]?.toLowerCase() === project.toLowerCase());
+  const key = projectKey(project);
+  return c.sources.some((s) => s.location.project !== undefined && projectKey(s.location.project) === key);
 }
 
 /**

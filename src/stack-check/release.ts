@@ -33,6 +33,17 @@ export async function checkRelease(model: StackModel, ctx: CheckContext, policyK
       issues.push(...whole);
       if (whole.length > 0) continue;
     }
+    if (c.sources.length === 0) {
+      issues.push(
+        issueAt(
+          c,
+          ['sources'],
+          `no source serves ${c.version}: every source's \`releases\` range leaves it out`,
+          'widen a source\'s `releases` range (a source without one serves every release), or limit the component\'s own `releases`',
+        ),
+      );
+      continue;
+    }
     issues.push(...checkValues(c), ...(await checkPhaseCode(c)));
     const flags = declaredFlags(c);
     for (const [flag, f] of Object.entries(c.spec.use ?? {})) {
@@ -60,7 +71,7 @@ export async function checkRelease(model: StackModel, ctx: CheckContext, policyK
         ),
       );
     };
-    c.spec.sources.forEach((s, i) => checkFlag(s.when, ['sources', i, 'when']));
+    for (const s of c.sources) checkFlag(s.spec.when, ['sources', s.at, 'when']);
     for (const m of c.spec.license.matchAll(/(\S+)\?/g)) checkFlag(m[1], ['license']);
     (c.spec.deps ?? []).forEach((d, i) => checkFlag(d.when, ['deps', i, 'when']));
     (c.spec.python?.deps ?? []).forEach((d, i) => checkFlag(d.when, ['python', 'deps', i, 'when']));

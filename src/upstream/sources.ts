@@ -1,7 +1,6 @@
 import path from 'node:path';
 import type { LoadedComponent, Manifest } from '../manifest/load.js';
-import type { SourceSpec } from '../manifest/types.js';
-import { expand, knownReleases, releaseModel, resolveComponent, type ResolvedComponent } from '../model/resolve.js';
+import { knownReleases, releaseModel, resolveComponent, type ResolvedComponent } from '../model/resolve.js';
 import { compareVersions } from '../model/version.js';
 import { defaultHashCacheFile, ensureDistfiles, type DistfileProgress, type DistfileResult } from '../distfiles/index.js';
 import { ArchiveTree } from './archive-tree.js';
@@ -35,12 +34,14 @@ export function resolveAt(manifest: Manifest, loaded: LoadedComponent, version: 
 /** One source of a component in one release. */
 export interface SourceRef {
   component: string;
-  /** Position in the component's `sources`; 0 is the main tree (S). */
+  /** Position among the release's sources; 0 is the main tree (S). */
   index: number;
-  /** "ROCm/rocPRIM" for GitHub sources. */
+  /** The GitHub repository the source is cut from ("ROCm/rocPRIM", "ROCm/rocm-libraries"): what git reads. */
   github?: string;
   /** The tag, expanded ("rocm-6.3.3"). */
   tag?: string;
+  /** The project's directory in the repository at the tag, for a monorepo's release asset ("projects/rocblas"). */
+  path?: string;
   /** The distfile's download URL. */
   url: string;
   /** The distfile's name in DISTDIR. */
@@ -54,47 +55,27 @@ export interface SourceRef {
   when?: string;
 }
 
-const VERSIONED = /\$\{(PV|P)\}/;
-
-/** A label for people: "ROCm/rocPRIM rocm-6.3.3", or the distfile name. */
+/** A label for people: "ROCm/rocPRIM rocm-6.3.3", "ROCm/rocm-libraries rocm-7.2.0:projects/rocblas", or the distfile name. */
 export function sourceLabel(ref: SourceRef): string {
-  return ref.github ? `${ref.github} ${ref.tag}` : ref.distfile;
+  if (!ref.github) return ref.distfile;
+  return `${ref.github} ${ref.tag}${ref.path ? `:${ref.path}` : ''}`;
 }
 
-/** The sources of a resolved component, with the same naming rules as its SRC_URI. */
-export function sourceRefs(manifest: Manifest, c: ResolvedComponent): SourceRef[] {
-  const defaultTag = manifest.stack.defaults?.tag ?? 'rocm-${PV}';
-  return c.spec.sources.map((src: SourceSpec, index): SourceRef => {
-    const x = (t: string) => expand(t, c.pn, c.version);
-    if (src.github) {
-      const tagTemplate = src.tag ?? defaultTag;
-      const tag = x(tagTemplate);
-      const repoName = src.github.split('/')[1]!;
-      const distfile = x(src.distfile ?? (index === 0 ? '${P}.tar.gz' : `${repoName}-\${PV}.tar.gz`));
-      return {
-        component: c.name,
-        index,
-        github: src.github,
-        tag,
-        url: `https://github.com/${src.github}/archive/${tag}.tar.gz`,
-        distfile,
-        ...(index === 0 && src.subdir ? { subdir: src.subdir } : {}),
-        dir: x(src.dir ?? `${repoName}-${/^v[0-9]/.test(tag) ? tag.slice(1) : tag}`),
-        versioned: VERSIONED.test(tagTemplate),
-        ...(src.when ? { when: src.when } : {}),
-      };
-    }
-    return {
-      component: c.name,
-      index,
-      url: x(src.url!),
-      distfile: x(src.distfile!),
-      ...(index === 0 && src.subdir ? { subdir: src.subdir } : {}),
-      dir: x(src.dir!),
-      versioned: VERSIONED.test(src.url!) || VERSIONED.test(src.distfile ?? ''),
-      ...(src.when ? { when: src.when } : {}),
-    };
-  });
+/** The sources of a resolved component, with the same naming rules as its SRC_URI (the source kinds'). */
+export function sourceRefs(_manifest: Manifest, c: ResolvedComponent): SourceRef[] {
+  return c.sources.map(({ spec: src, location: l }, index): SourceRef => ({
+    component: c.name,
+    index,
+    ...(l.repo !== undefined ? { github: l.repo } : {}),
+    ...(l.tag !== undefined ? { tag: l.tag } : {}),
+    ...(l.path !== undefined ? { path: l.path } : {}),
+    url: l.url,
+    distfile: l.name,
+    ...(index === 0 && src.subdir ? { subdir: src.subdir } : {}),
+    dir: l.dirExpanded,
+    versioned: l.versioned,
+    ...(src.when ? { when: src.when } : {}),
+  }));
 }
 
 /** Where rocm-ebuild keeps what it fetched from upstream (next to the hash cache). */
@@ -162,7 +143,9 @@ export class TreeProvider {
       if (!ref.github || !ref.tag) {
         throw new TreeError(`${ref.distfile} is not a git source; run without --base-url to read it from its distfile`, 'unreachable');
       }
-      return gitTreeAt(repositoryUrl(ref.github, this.access.baseUrl), ref.tag, label, this.access, ref.subdir);
+      // A release asset is its project's directory of the repository at the tag.
+      const inRepo = [ref.path, ref.subdir].filter((p): p is string => p !== undefined).join('/') || undefined;
+      return gitTreeAt(repositoryUrl(ref.github, this.access.baseUrl), ref.tag, label, this.access, inRepo);
     }
     await this.prepare([ref]);
     const r = this.fetched.get(ref.distfile)!;

@@ -75,12 +75,14 @@ export async function upstreamTags(manifest: Manifest, o: TagsOptions): Promise<
   for (const c of o.components) {
     const sources = [c.spec.sources, ...(c.spec.overrides ?? []).map((ov) => ov.set.sources ?? [])].flat();
     for (const s of sources) {
-      if (!s.github) continue;
+      // A repository's tags, or those of the monorepo whose release carries the asset.
+      const repo = s.github ?? s.release_asset;
+      if (!repo) continue;
       const scheme = s.tag ?? defaultTag;
       if (!scheme.includes('${PV}')) continue;
-      const r = repos.get(s.github) ?? { scheme, components: [] };
+      const r = repos.get(repo) ?? { scheme, components: [] };
       if (!r.components.includes(c.spec.name)) r.components.push(c.spec.name);
-      repos.set(s.github, r);
+      repos.set(repo, r);
     }
   }
   const limiter = new Limiter(Math.max(1, o.jobs));

@@ -163,6 +163,13 @@ sources:
   - url: https://example.org/files/\${P}-extra.tar.xz
     distfile: \${P}-extra.tar.xz
     dir: \${P}-extra
+  - release_asset: ROCm/full-mono
+    file: full-assets.tar.gz
+    path: projects/full-assets
+    distfile: full-assets-\${PV}.tar.gz
+    dir: full-assets
+    when: test
+    releases: { from: "6.2.0", until: "8.0.0" }
 s: full-rocm-\${PV}/src
 build: cmake
 compiler: hipcc
