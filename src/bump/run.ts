@@ -23,6 +23,7 @@ import { OverlayLock } from '../git/lock.js';
 import { recoverInterrupted } from '../git/worktree.js';
 import { lintComponents } from '../lint/component.js';
 import { failing, formatText } from '../lint/index.js';
+import { describeCounts, levelRank, releaseEvidence, type EvidenceLevel, type ReleaseEvidence } from '../model/evidence.js';
 import { resolveComponent, type StackModel } from '../model/resolve.js';
 import { withoutRevision } from '../model/version.js';
 import { addChanges, dropChanges } from '../overlay/changes.js';
@@ -74,6 +75,8 @@ export interface PlannedPackage {
   action: 'add' | 'keep' | 'drop';
   newPackage: boolean;
   distfiles: { name: string; urls: string[]; when?: string }[];
+  /** How the added version's facts were established (the component's evidence in this release). */
+  evidence?: EvidenceLevel;
 }
 
 export interface BumpResult {
@@ -86,6 +89,8 @@ export interface BumpResult {
   scaffold: ScaffoldStep[];
   /** Who new packages' metadata.xml names, and where that came from. */
   maintainer: { maintainers: Maintainer[]; source: string };
+  /** The release's evidence: the weakest of its packages'. */
+  evidence: ReleaseEvidence;
   packages: PlannedPackage[];
   commits: { subject: string; files: string[] }[];
   distfiles: { name: string; status: string; size?: number }[];
@@ -244,8 +249,12 @@ export async function runBump(o: BumpOptions): Promise<BumpResult> {
   if (o.maintainer !== undefined && !requested) throw new UserError(`--maintainer ${MAINTAINER_FORMAT}`, ExitCode.invalidInput);
   const manifest = await loadManifestOrFail(o.manifest);
   const model = await stackFor(manifest, o.version);
-  if (!model.release.verified) {
-    o.warn(`release ${o.version} is not marked verified in ${manifest.file}: its component data was not read at this release's upstream tags (each component's notes say what it rests on); review the ebuilds`);
+  const evidence = releaseEvidence(model.components);
+  if (levelRank(evidence.level) < levelRank('peer')) {
+    const few = evidence.weakest.slice(0, 6).join(', ') + (evidence.weakest.length > 6 ? `, and ${evidence.weakest.length - 6} more` : '');
+    o.warn(
+      `ROCm ${o.version}'s evidence is ${evidence.level} (${describeCounts(evidence.counts)}): the facts of ${few} were checked neither at the upstream tag nor against another packager's recipe; review those ebuilds (rocm-ebuild render ATOM --version ${o.version} says what each rests on)`,
+    );
   }
   const repo = new OverlayRepo(dir);
   const isRepo = where === 'exists' && (await repo.isRepository());
@@ -350,7 +359,11 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
     committed: false,
     scaffold: plan.scaffold,
     maintainer: { maintainers: maintainer.maintainers, source: maintainer.source },
-    packages: plannedPackages(plan),
+    evidence: releaseEvidence(model.components),
+    packages: plannedPackages(plan).map((p) => {
+      const c = p.action === 'drop' ? undefined : model.byAtom.get(p.atom);
+      return c ? { ...p, evidence: c.evidence.level } : p;
+    }),
     commits: [],
     distfiles: [],
   };

@@ -5,6 +5,7 @@ import { createProgress } from '../cli/progress.js';
 import { manifestFlag } from '../cli/stack.js';
 import { defaultManifestPath } from '../paths.js';
 import { runBump, type BumpResult } from '../bump/run.js';
+import { describeCounts, EVIDENCE_MEANING } from '../model/evidence.js';
 import { checkOverlayPath } from '../overlay/paths.js';
 import { createProgress as createDistfileProgress, mirrorsFromEnv, resolveCheckedDistdir } from '../distfiles/index.js';
 import { useColor } from '../cli/progress.js';
@@ -91,7 +92,7 @@ export default class Bump extends BaseCommand {
     'no-commit': Flags.boolean({ description: 'write the changes into the worktree without committing' }),
     'derive-from': Flags.string({
       description:
-        'for a release the manifest lacks: write a draft entry derived from this known release into the manifest (not verified; LLVM slot carried over; new upstream projects excluded as not packaged yet), print the upstream project, build-file and fix-up reports, and bump only if the manifest then validates (with --dry-run: print the draft, write nothing)',
+        'for a release the manifest lacks: write a draft entry derived from this known release into the manifest (no evidence recorded yet; LLVM slot carried over; new upstream projects excluded as not packaged yet), print the upstream project, build-file and fix-up reports, and bump only if the manifest then validates (with --dry-run: print the draft, write nothing)',
       helpValue: 'VERSION',
     }),
     'base-url': { ...baseUrlFlag, description: `with --derive-from: ${baseUrlFlag.description}` },
@@ -166,12 +167,13 @@ export default class Bump extends BaseCommand {
     const who = r.maintainer.maintainers.map((m) => `${m.name ? `${m.name} ` : ''}<${m.email}>`).join(', ');
     const types = [...new Set(r.maintainer.maintainers.map((m) => m.type))].join('/');
     if (count('add') > 0) this.log(`metadata.xml maintainer: ${who} (${types}, ${r.maintainer.source})`);
+    if (count('add') > 0) this.log(`evidence: ${r.evidence.level}, the weakest of the release's packages (${describeCounts(r.evidence.counts)}): ${EVIDENCE_MEANING[r.evidence.level]}`);
     if (r.dryRun) {
       this.log(`ROCm ${r.version} → ${r.overlay} (dry run: nothing written)`);
       for (const s of r.scaffold) if (s.action !== 'keep') this.log(`  ${s.action.padEnd(5)} ${s.what === 'repository' ? 'repository scaffolding' : s.what === 'eclass' ? 'eclass/rocm.eclass' : 'profiles/desc/amdgpu_targets.desc'}`);
       for (const p of r.packages) {
         const files = p.distfiles.map((d) => d.name).join(' ');
-        this.log(`  ${p.action.padEnd(5)} ${p.atom}-${p.version}${p.newPackage ? ' (new package)' : ''}${p.action === 'add' && files ? `  [${files}]` : ''}`);
+        this.log(`  ${p.action.padEnd(5)} ${p.atom}-${p.version}${p.newPackage ? ' (new package)' : ''}${p.action === 'add' && files ? `  [${files}]` : ''}${p.evidence ? `  evidence: ${p.evidence}` : ''}`);
       }
     } else if (r.commits.length === 0) {
       this.log(`${r.overlay} already holds ROCm ${r.version}: nothing to do`);

@@ -2,6 +2,7 @@ import { Args, Flags } from '#oclif';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BaseCommand } from '../cli/base-command.js';
+import { describeCounts, EVIDENCE_MEANING, releaseEvidence } from '../model/evidence.js';
 import { UserError } from '../cli/errors.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { loadManifestOrFail, manifestFlag, stackFor } from '../cli/stack.js';
@@ -9,7 +10,7 @@ import { lintComponent, lintComponents, type ComponentLint } from '../lint/compo
 import { hasTool } from '../lint/external-tools.js';
 import { failing, formatText, KEYWORDS } from '../lint/index.js';
 import { scanOverlay } from '../overlay/scan.js';
-import { withoutRevision } from '../model/version.js';
+import { compareVersions, withoutRevision } from '../model/version.js';
 import { knownReleases, resolveComponent, type ResolvedComponent, type StackModel } from '../model/resolve.js';
 import { checkOverlayPath } from '../overlay/paths.js';
 import { byCodePoint } from '../util/order.js';
@@ -75,6 +76,7 @@ export default class Lint extends BaseCommand {
     const components = [...pool.values()].filter((c) => wanted.length === 0 || wanted.includes(c.atom));
     const shell = !flags['no-shellcheck'] && hasTool('shellcheck');
     const lints: ComponentLint[] = [];
+    const linted = new Set<string>(flags.version && !flags.overlay ? [flags.version] : []);
     if (flags.overlay) {
       const dir = path.resolve(flags.overlay);
       if ((await checkOverlayPath(dir, { create: false })) === 'missing') throw new UserError(`no overlay at ${dir}`, ExitCode.invalidInput);
@@ -91,6 +93,7 @@ export default class Lint extends BaseCommand {
           if (!other || !at) continue;
           const text = await readFile(path.join(dir, c.atom, `${c.pn}-${v}.ebuild`), 'utf8');
           const l = await lintComponent(at, other, { text, metadata, tools: { shellcheck: shell } });
+          linted.add(release);
           lints.push({ ...l, file: `${c.atom}/${c.pn}-${v}.ebuild` });
         }
       }
@@ -98,18 +101,21 @@ export default class Lint extends BaseCommand {
       lints.push(...(await lintComponents(components, (await modelOf(flags.version!)), () => ({ tools: { shellcheck: shell } }))));
     }
     const results = lints.flatMap((l) => l.results);
+    // How far the facts behind the checked releases were established: lint judges form, not that.
+    const evidence = Object.fromEntries([...linted].sort(compareVersions).map((release) => [release, releaseEvidence(models.get(release)!.components)]));
     const tools = lints.flatMap((l) => l.tools.map((t) => ({ file: l.file, ...t })));
     if (!this.jsonEnabled()) {
       process.stdout.write(formatText(results));
       for (const t of tools) this.log(`${t.file}:${t.line ?? '?'}: ${t.tool}${t.code ? ` ${t.code}` : ''} (${t.level}): ${t.message}`);
       if (!shell && !flags['no-shellcheck']) this.warn('shellcheck is not installed: only bash -n and the built-in checks ran');
       this.log(`${lints.length} ebuild${lints.length === 1 ? '' : 's'} checked: ${failing(results).length} errors/warnings, ${results.length - failing(results).length} style/info, ${tools.length} from bash/shellcheck`);
+      for (const [release, e] of Object.entries(evidence)) this.log(`evidence of ROCm ${release}: ${e.level} (${describeCounts(e.counts)}): ${EVIDENCE_MEANING[e.level]}`);
     }
     const bad = failing(results).length + tools.length;
     if (bad > 0) {
-      if (this.jsonEnabled()) this.logJson({ results, tools });
+      if (this.jsonEnabled()) this.logJson({ results, tools, evidence });
       this.exit(ExitCode.qaFailed);
     }
-    return { results, tools };
+    return { results, tools, evidence };
   }
 }

@@ -5,6 +5,7 @@ import { ExitCode } from '../cli/exit-codes.js';
 import { loadManifestOrFail, manifestFlag, stackFor } from '../cli/stack.js';
 import { closest } from '../manifest/schema-validator.js';
 import { renderEbuild, renderMetadata } from '../render/index.js';
+import { describeEvidence, type PackageEvidence } from '../model/evidence.js';
 
 export default class Render extends BaseCommand {
   static override summary = 'Print the ebuild (or metadata.xml) of one package for a release';
@@ -28,7 +29,7 @@ export default class Render extends BaseCommand {
     year: Flags.integer({ description: 'copyright year in the header (default: this year, or SOURCE_DATE_EPOCH)' }),
   };
 
-  async run(): Promise<{ atom: string; version: string; file: string; text: string }> {
+  async run(): Promise<{ atom: string; version: string; file: string; text: string; evidence: PackageEvidence }> {
     const { args, flags } = await this.parse(Render);
     const manifest = await loadManifestOrFail(flags.manifest);
     const model = await stackFor(manifest, flags.version);
@@ -45,7 +46,11 @@ export default class Render extends BaseCommand {
       ? renderMetadata(c, model)
       : renderEbuild(c, model, flags.year !== undefined ? { year: flags.year } : {});
     const file = flags.metadata ? `${c.atom}/metadata.xml` : `${c.atom}/${c.pn}-${c.version}.ebuild`;
-    if (!this.jsonEnabled()) process.stdout.write(text);
-    return { atom: c.atom, version: c.version, file, text };
+    if (!this.jsonEnabled()) {
+      process.stdout.write(text);
+      // On stderr, so that the ebuild on stdout can be redirected as it is (the schema keeps evidence text printable).
+      process.stderr.write(`evidence for ${c.atom}-${c.version}: ${describeEvidence(c.evidence)}\n`);
+    }
+    return { atom: c.atom, version: c.version, file, text, evidence: c.evidence };
   }
 }

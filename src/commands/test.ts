@@ -4,6 +4,7 @@ import { ExitCode } from '../cli/exit-codes.js';
 import { loadManifestOrFail, manifestFlag, stackFor } from '../cli/stack.js';
 import { ENGINES, type EngineName } from '../container/command.js';
 import { TEST_TIERS, type TestTier } from '../container/plan.js';
+import { describeCounts, EVIDENCE_MEANING, releaseEvidence } from '../model/evidence.js';
 import { TestProgress } from '../container/progress.js';
 import { DEFAULT_IMAGE, DEFAULT_TIMEOUT, DEFAULT_TREE, defaultJobs, exitCodeOf, parseDuration, runTests, type TestRunResult } from '../container/run.js';
 import { isGpuRequest } from '../container/select.js';
@@ -129,6 +130,10 @@ same report directory), 6 an atom failed or a container could not proceed, 130 i
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }
+    // How far the facts behind these ebuilds were checked: a failure may be the data's, not the code's.
+    const evidence = releaseEvidence((await model).components);
+    result = { ...result, evidence };
+    if (!json) process.stderr.write(`evidence of ROCm ${result.release}: ${evidence.level} (${describeCounts(evidence.counts)}): ${EVIDENCE_MEANING[evidence.level]}\n`);
     for (const n of result.notes) process.stderr.write(`note: ${n}\n`);
     const code = result.dryRun ? ExitCode.ok : exitCodeOf(result);
     if (json) {

@@ -1,3 +1,4 @@
+import type { ReleaseEvidence } from '../model/evidence.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -90,6 +91,8 @@ export interface TestRunResult {
   /** Stopped by a signal (some GPUs may not have been tested). */
   interrupted: boolean;
   notes: string[];
+  /** The release's evidence (how far its facts were checked), added by the command. */
+  evidence?: ReleaseEvidence;
 }
 
 /** The seconds of --timeout: a number of seconds, or with s, m, h; 0 for none. */

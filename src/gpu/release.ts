@@ -7,6 +7,7 @@ import { readYamlSource } from '../manifest/yaml-source.js';
 import { memoOnContent } from '../util/content-memo.js';
 import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
+import { compareVersions } from '../model/version.js';
 
 /**
  * What `gpu list` needs of a stack manifest: its releases and its target table.
@@ -22,7 +23,6 @@ export interface StackReleases {
   file: string;
   targetsFile: string;
   releases: string[];
-  verified: string[];
 }
 
 async function readStackReleases(file: string): Promise<StackReleases> {
@@ -37,18 +37,14 @@ async function readStackReleases(file: string): Promise<StackReleases> {
     file,
     targetsFile: path.resolve(path.dirname(file), stack.targets),
     releases,
-    verified: releases.filter((r) => stack.releases[r]!.verified),
   };
 }
 
-/** The release a command means when none is given: the newest verified one, else the newest. */
-export function defaultRelease(releases: string[], verified: string[]): string | undefined {
-  const newest = (list: string[]) =>
-    [...list].sort((a, b) => {
-      const x = a.split('.').map(Number);
-      const y = b.split('.').map(Number);
-      for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (y[i] ?? 0) - (x[i] ?? 0);
-      return 0;
-    })[0];
-  return newest(verified) ?? newest(releases);
+/**
+ * The release a command means when none is given: the newest. (How far each
+ * release was checked is its components' evidence, which `gpu list` does not
+ * read; `bump` and `lint` show it.)
+ */
+export function defaultRelease(releases: string[]): string | undefined {
+  return [...releases].sort(compareVersions).at(-1);
 }

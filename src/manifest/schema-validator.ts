@@ -274,6 +274,10 @@ export class SchemaValidator {
         hint = close ? `did you mean \`${close}\`?` : (hint ?? `use one of: ${allowed.join(', ')}`);
         break;
       }
+      case 'not':
+        // `{ not: {} }` marks a key that is no longer used; its x-hint says what replaced it.
+        message = `\`${String(segments.at(-1))}\` is no longer used`;
+        break;
       case 'pattern':
         message = `${show(e.data)} is not of the expected form`;
         hint ??= `must match ${(e.params as { pattern: string }).pattern}`;

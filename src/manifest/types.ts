@@ -158,12 +158,28 @@ export interface ComponentSpec {
   phases?: Partial<Record<PhaseName, PhaseCode>>;
   qa?: { accept: { keyword: string; reason: string }[] };
   notes?: string;
+  /** Where the component's facts come from, per release. */
+  evidence?: EvidenceSpec[];
   overrides?: { versions: VersionRange; set: Partial<ComponentSpec>; reason?: string }[];
+}
+
+/** How a fact was established: read at the upstream tag, agreed with a named packager's recipe, or pinned by TheRock. */
+export type EvidenceKind = 'tag' | 'peer' | 'pin';
+
+export type EvidenceFact = 'sources' | 'deps' | 'cmake' | 'targets' | 'fixups' | 'tests' | 'use' | 'python' | 'license' | 'install';
+
+export interface EvidenceSpec {
+  /** The releases the record covers: a list, or a range. */
+  releases: string[] | VersionRange;
+  kind: EvidenceKind;
+  /** What was read or compared ("::gentoo sci-libs/rocBLAS/rocBLAS-7.2.0.ebuild"). */
+  source: string;
+  facts?: EvidenceFact[];
+  note?: string;
 }
 
 export interface ReleaseSpec {
   llvm_slot: number;
-  verified?: boolean;
 }
 
 /** Python implementations: they follow Gentoo's profiles, not ROCm releases. */

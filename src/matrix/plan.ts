@@ -1,3 +1,4 @@
+import { releaseEvidence, type ReleaseEvidence } from '../model/evidence.js';
 import type { StackModel } from '../model/resolve.js';
 import { buildGraph } from '../plan/graph.js';
 import { UserError } from '../util/errors.js';
@@ -34,6 +35,8 @@ export interface MatrixJob {
 
 export interface Matrix {
   version: string;
+  /** How far the release's facts were checked: the weakest of its packages' evidence. */
+  evidence: ReleaseEvidence;
   tests: TestTier;
   gfx: string[];
   jobs: MatrixJob[];
@@ -144,12 +147,12 @@ export function matrixPlan(model: StackModel, options: MatrixOptions): Matrix {
       }
     }
   }
-  return { version: model.release.version, tests: options.tests, gfx: gfxList, jobs };
+  return { version: model.release.version, evidence: releaseEvidence(model.components), tests: options.tests, gfx: gfxList, jobs };
 }
 
 /** The matrix as text: one line per job. */
 export function formatMatrix(m: Matrix): string {
-  const lines = [`ROCm ${m.version}, ${m.tests} tests, ${m.jobs.length} jobs:`];
+  const lines = [`ROCm ${m.version} (evidence: ${m.evidence.level}), ${m.tests} tests, ${m.jobs.length} jobs:`];
   for (const j of m.jobs) {
     const what = j.shard ? `${j.shard.atom} tests, shard ${j.shard.index}/${j.shard.total}` : `${j.atoms.length} packages`;
     lines.push(`  ${j.id.padEnd(28)} ${what}${j.needs.length ? `  (after ${j.needs.join(', ')})` : ''}  on [${j.runner.join(', ')}]`);

@@ -4,6 +4,7 @@ import type { ComponentSpec, SourceSpec, TargetsSpec } from '../manifest/types.j
 import { jsonPath, locate } from '../manifest/yaml-source.js';
 import { mergeWithProvenance, type Provenance } from './merge.js';
 import { inRange } from './version.js';
+import { evidenceFor, type PackageEvidence } from './evidence.js';
 import { locateSource, sourcesOf, type SourceLocation } from './sources/index.js';
 
 /** The GPU targets a release offers: default-on and optional. */
@@ -16,7 +17,6 @@ export interface ReleaseModel {
   version: string;
   llvmSlot: number;
   pythonCompat: string;
-  verified: boolean;
   policy: TargetPolicy;
 }
 
@@ -54,6 +54,8 @@ export interface ResolvedComponent {
   sourceDir: string;
   /** The targets this package offers as amdgpu_targets_* flags in this release. */
   targets: string[];
+  /** How this release's facts were established (the component's evidence records that cover it). */
+  evidence: PackageEvidence;
   loaded: LoadedComponent;
   provenance: Provenance;
 }
@@ -74,7 +76,7 @@ export function releaseModel(manifest: Manifest, version: string, policy: Target
   const r = manifest.stack.releases[version];
   if (!r) return undefined;
   // PYTHON_COMPAT follows Gentoo's profiles, not the ROCm release: one value for every release.
-  return { version, llvmSlot: r.llvm_slot, pythonCompat: manifest.stack.python.compat, verified: r.verified ?? false, policy };
+  return { version, llvmSlot: r.llvm_slot, pythonCompat: manifest.stack.python.compat, policy };
 }
 
 /** Substitute ${PV}, ${PN}, ${P} and $(ver_cut …) as Portage would. */
@@ -129,7 +131,7 @@ export function resolveComponent(
     .map((o, i) => ({ o, i }))
     .filter(({ o }) => inRange(release.version, o.versions))
     .map(({ o, i }) => ({ value: o.set as unknown, at: ['overrides', i, 'set'] as (string | number)[] }));
-  const { overrides: _ignored, ...withoutOverrides } = base;
+  const { overrides: _ignored, evidence: _evidence, ...withoutOverrides } = base;
   const merged = mergeWithProvenance(withoutOverrides, patches);
   const spec = merged.value as ComponentSpec;
   if (!inRange(release.version, spec.releases)) return undefined;
@@ -173,6 +175,8 @@ export function resolveComponent(
     distfiles,
     sourceDir,
     targets,
+    // Evidence is about the component as written, release by release: never taken from an override.
+    evidence: evidenceFor(base.evidence, version),
     loaded,
     provenance: merged.provenance,
   };
@@ -208,6 +212,23 @@ export function resolveStack(manifest: Manifest, release: ReleaseModel): StackMo
     .map((c) => resolveComponent(manifest, c, release))
     .filter((c): c is ResolvedComponent => c !== undefined);
   return { manifest, release, components, byAtom: new Map(components.map((c) => [c.atom, c])) };
+}
+
+/**
+ * The evidence the manifest records for one version of a package (an ebuild's
+ * version, revision ignored), or undefined when the manifest does not know that
+ * release or package. Only what is recorded is read: no target policy needed.
+ */
+export function evidenceOf(manifest: Manifest, atom: string, version: string): PackageEvidence | undefined {
+  const release = version.replace(/-r\d+$/, '');
+  const model = releaseModel(manifest, release, { default: [], optional: [] });
+  if (!model) return undefined;
+  for (const loaded of manifest.components) {
+    if (!inRelease(loaded, release)) continue;
+    const c = resolveComponent(manifest, loaded, model);
+    if (c?.atom === atom) return c.evidence;
+  }
+  return undefined;
 }
 
 /** The GitHub repositories a package's sources of this release come from (metadata.xml's remote-ids), in source order. */

@@ -1,6 +1,8 @@
 import type { Manifest } from '../manifest/load.js';
 import { compareVersions, inRange } from '../model/version.js';
 import type { CheckReport, RangeContext } from './check.js';
+import { gatherReleaseNotes, type ReleaseNotes } from './release-notes.js';
+import { describeCounts, LEVELS, type EvidenceLevel } from '../model/evidence.js';
 import { assigned, ebuildVars, unquote } from './ebuild-vars.js';
 import { parseMessage } from './message-check.js';
 import { ebuildOf, eclassOf } from './overlay-paths.js';
@@ -47,6 +49,8 @@ export interface BodyData {
     llvm: { slots: string; ebuilds: number }[];
     targets?: { newFile: boolean; added: TargetChange[]; removed: TargetChange[]; changed: TargetChange[] };
     eclasses: { eclass: string; status: 'new' | 'changed' | 'removed'; added: number; removed: number; summaries: string[] }[];
+    /** Where sources moved, the LLVM slot the replaced versions had, and each added version's evidence. */
+    release: ReleaseNotes;
   };
   qa: {
     commits: number;
@@ -219,6 +223,7 @@ export async function gatherBody(ctx: RangeContext, report: CheckReport, options
     eclasses.push({ eclass, status: before === undefined ? 'new' : after === undefined ? 'removed' : 'changed', ...delta, summaries });
   }
 
+  const releaseNotes = await gatherReleaseNotes(ctx, base, added, llvm, options.manifest);
   const tests = options.tests?.length ? testTable(options.tests, release) : undefined;
   const pk = report.tools.pkgcheck;
   const template = TEMPLATES[options.template];
@@ -230,7 +235,7 @@ export async function gatherBody(ctx: RangeContext, report: CheckReport, options
     range: { label: range.label, commits: commits.length },
     packages: { added, dropped, notAdded },
     other,
-    notes: { llvm, ...(targets ? { targets } : {}), eclasses },
+    notes: { llvm, ...(targets ? { targets } : {}), eclasses, release: releaseNotes },
     qa: {
       commits: report.range.commits,
       ebuilds: report.ebuildsLinted,
@@ -306,6 +311,27 @@ function duration(seconds: number): string {
   return `${(seconds / 3600).toFixed(1)} h`;
 }
 
+/** "38 packages moved from their own repository's tag archive to a ROCm/rocm-libraries release asset: …", one line per kind of move. */
+function sourceMoveNotes(moves: ReleaseNotes['sourceMoves']): string[] {
+  const byTo = new Map<string, ReleaseNotes['sourceMoves']>();
+  for (const m of moves) byTo.set(m.to, [...(byTo.get(m.to) ?? []), m]);
+  return [...byTo].map(([to, list]) => {
+    const ownRepo = list.every((m) => m.from.endsWith(' tag archive') && m.from.split('/')[1]!.split(' ')[0]!.toLowerCase() === m.atom.split('/')[1]!.toLowerCase());
+    const from = ownRepo ? "their own repository's tag archives" : [...new Set(list.map((m) => m.from))].map(mdText).join(', ');
+    return `Sources: ${list.length} package${list.length === 1 ? '' : 's'} moved from ${from} to ${mdText(to)}s: ${list.map((m) => code(m.atom)).join(', ')}.`;
+  });
+}
+
+/** How far each added version's facts were checked, weakest first, folded so the list does not bury the rest. */
+function evidenceSection(list: ReleaseNotes['evidence']): string[] {
+  const counts = Object.fromEntries(LEVELS.map((l) => [l, list.filter((e) => e.level === l).length])) as Record<EvidenceLevel, number>;
+  const out = ['', '### Evidence', '', `How the facts behind each added version were established (${describeCounts(counts)}): ${code('tag')} read at the upstream tag, ${code('peer')} agrees with the named packager's recipe of the same version, ${code('pin')} sources as TheRock pins them, ${code('none')} not checked.`, '', '<details><summary>Per package</summary>', ''];
+  const sorted = [...list].sort((a, b) => LEVELS.indexOf(a.level) - LEVELS.indexOf(b.level) || (a.atom < b.atom ? -1 : a.atom > b.atom ? 1 : 0));
+  for (const e of sorted) out.push(`- ${code(`${e.atom}-${e.version}`)}: ${mdText(e.text)}`);
+  out.push('', '</details>');
+  return out;
+}
+
 export function renderBody(d: BodyData): string {
   const out: string[] = [];
   const { added, dropped, notAdded } = d.packages;
@@ -340,7 +366,10 @@ export function renderBody(d: BodyData): string {
   }
 
   const notes: string[] = [];
-  for (const l of d.notes.llvm) notes.push(`LLVM: ${code(`LLVM_COMPAT=( ${l.slots} )`)} in ${l.ebuilds} ebuild${l.ebuilds === 1 ? '' : 's'}: Gentoo's LLVM/clang, not AMD's fork.`);
+  const r = d.notes.release;
+  const was = r.llvmBefore.length ? ` (the versions they replace had ${r.llvmBefore.map((l) => code(`( ${l.slots} )`)).join(', ')})` : '';
+  for (const l of d.notes.llvm) notes.push(`LLVM: ${code(`LLVM_COMPAT=( ${l.slots} )`)} in ${l.ebuilds} ebuild${l.ebuilds === 1 ? '' : 's'}${was}: Gentoo's LLVM/clang, not AMD's fork.`);
+  notes.push(...sourceMoveNotes(r.sourceMoves));
   const t = d.notes.targets;
   if (t) {
     if (t.newFile) notes.push(`GPU targets: ${code('profiles/desc/amdgpu_targets.desc')} added with ${t.added.length} targets (${t.added.map((x) => mdText(x.name)).join(', ')}).`);
@@ -357,6 +386,7 @@ export function renderBody(d: BodyData): string {
     notes.push(`${code(`${e.eclass}.eclass`)}: ${size}${said.length ? `: ${said.map(mdText).join('; ')}` : ''}.`);
   }
   if (notes.length) out.push('', '### Technical notes', '', ...notes.map((n) => `- ${n}`));
+  if (r.evidence.length) out.push(...evidenceSection(r.evidence));
 
   const q = d.qa;
   out.push(

@@ -54,7 +54,7 @@ function manifestFailure(err: ManifestError, what: string): UserError {
  * A release the manifest lacks, derived from a known one: AMD's project list
  * is read, every component's build files are compared and its fix-ups
  * replayed, and a draft release entry is written into stack.yaml — not
- * verified, LLVM slot carried over, new projects excluded as "not packaged
+ * evidence, LLVM slot carried over, new projects excluded as "not packaged
  * yet" — then the manifest is validated again. Nothing is written to an
  * overlay here.
  */
@@ -154,7 +154,7 @@ export function formatDerive(r: DeriveResult, color: boolean): string {
     formatDiffText(r.diff, { color }),
     formatPatchesText(r.patches, { color }),
     r.written
-      ? `Draft release ${r.draft.version} written to ${r.file} (derived from ${r.draft.from}; not verified; llvm_slot ${r.draft.llvmSlot} carried over: check it${r.draft.newProjects.length ? `; ${r.draft.newProjects.length} new project${r.draft.newProjects.length === 1 ? '' : 's'} excluded as not packaged yet` : ''}).`
+      ? `Draft release ${r.draft.version} written to ${r.file} (derived from ${r.draft.from}; no evidence yet; llvm_slot ${r.draft.llvmSlot} carried over: check it${r.draft.newProjects.length ? `; ${r.draft.newProjects.length} new project${r.draft.newProjects.length === 1 ? '' : 's'} excluded as not packaged yet` : ''}).`
       : `Draft release ${r.draft.version} for ${r.file} (--dry-run: not written):`,
   ];
   return `${out.join('\n')}\n`;

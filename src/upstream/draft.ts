@@ -91,7 +91,7 @@ export function applyDraft(text: string, d: DraftRelease): string {
     at: r.at,
     text:
       `${r.indent}"${d.version}": { llvm_slot: ${d.llvmSlot} }` +
-      `  # draft derived from ${d.from}: not verified; llvm_slot carried over, check it\n`,
+      `  # draft derived from ${d.from}: no evidence yet; llvm_slot carried over, check it\n`,
   });
 
   if (d.projects) {

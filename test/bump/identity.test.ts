@@ -69,9 +69,11 @@ describe('bump: identity, time, branch, maintainer and a quiet stderr', function
     });
   }
 
-  it('prints no warning on a committing bump, with or without --json', async () => {
+  it('prints no warning on a committing bump but what the evidence calls for, with or without --json', async () => {
     const full = await fullStackFixture();
-    assert.doesNotMatch(full.created.stderr, /Warning|MaxListeners/);
+    // The shipped 6.2.2 has packages whose facts no record covers: that one warning is bump's job (test/model/evidence.test.ts).
+    const evidence = /^ ›   Warning: ROCm 6\.2\.2's evidence is [a-z]+ \(.*\n(?: ›  .*\n)*/m;
+    assert.doesNotMatch(full.created.stderr.replace(evidence, ''), /Warning|MaxListeners/);
     const r = await newOverlay('json', { extra: ['--json'] });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr, '');

@@ -11,7 +11,7 @@ export const BASE_FILES: Record<string, string> = {
   'stack.yaml': `name: Test stack
 repo_name: test
 releases:
-  "6.2.2": { llvm_slot: 18, verified: true }
+  "6.2.2": { llvm_slot: 18 }
   "6.3.0": { llvm_slot: 19 }
 python:
   compat: python3_{11..14}
@@ -36,6 +36,10 @@ license: MIT
 sources:
   - github: ROCm/base
 build: cmake
+evidence:
+  - releases: { from: "6.2.0" }
+    kind: tag
+    source: ROCm/base at rocm-\${PV} tags
 `,
   'components/gpulib.yaml': `name: gpulib
 atom: sci-libs/gpulib
@@ -63,6 +67,10 @@ cmake:
     BUILD_BENCHMARK: { use: benchmark }
 tests:
   gpu: true
+evidence:
+  - releases: { from: "6.2.0" }
+    kind: tag
+    source: ROCm/gpulib at rocm-\${PV} tags
 overrides:
   - versions: { from: "6.3.0" }
     set:
@@ -84,6 +92,10 @@ deps:
   - atom: sci-libs/gpulib
     classes: [RDEPEND, DEPEND]
     gpu: true
+evidence:
+  - releases: { from: "6.2.0" }
+    kind: tag
+    source: ROCm/app at rocm-\${PV} tags
 `,
 };
 
@@ -115,7 +127,7 @@ defaults:
   maintainers:
     - { type: person, email: dev@example.org, name: A Developer }
 releases:
-  "6.2.2": { llvm_slot: 18, verified: true }
+  "6.2.2": { llvm_slot: 18 }
   "6.3.0": { llvm_slot: 19 }
 python:
   compat: python3_{12..14}
@@ -220,6 +232,16 @@ tests:
     reason: the first type of every typed test suite
   shards: 2
 notes: Most schema keys in one place, for the tests that walk the schemas.
+evidence:
+  - releases: ["6.2.2"]
+    kind: tag
+    source: ROCm/full at rocm-6.2.2
+    facts: [sources, deps, cmake, fixups]
+    note: the build files were read at the tag
+  - releases: { from: "6.3.0", until: "7.0.0" }
+    kind: peer
+    source: ::gentoo sci-libs/full/full-6.3.0.ebuild
+    facts: [deps]
 overrides:
   - versions: { from: "6.3.0", until: "7.0.0" }
     reason: the CMake variable was renamed upstream

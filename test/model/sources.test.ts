@@ -92,7 +92,7 @@ describe('model: source kinds and eras', function () {
   });
 
   it("a monorepo asset counts as fetching AMD's project of that name (composablekernel.tar.gz is composable_kernel)", async () => {
-    const stack = BASE_FILES['stack.yaml']!.replace('  "6.2.2": { llvm_slot: 18, verified: true }\n', '').replace(
+    const stack = BASE_FILES['stack.yaml']!.replace('  "6.2.2": { llvm_slot: 18 }\n', '').replace(
       'components:\n  - components/*.yaml\n',
       'components:\n  - components/*.yaml\nprojects:\n  "6.3.0": [base, gpulib, app, composable_kernel]\n',
     );

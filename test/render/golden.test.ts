@@ -14,7 +14,7 @@ import { root, shippedManifest } from '../helpers/project.js';
  * them with: UPDATE_GOLDEN=1 npm test
  */
 const GOLDEN = path.join(root, 'test', 'fixtures', 'golden');
-/** 6.2.2, the verified release; 6.3.3, the newest (unverified: see manifest/stack.yaml). */
+/** 6.2.2, read at its tags; 6.3.3, with the 6.3 layout changes. */
 const RELEASES = ['6.2.2', '6.3.3'];
 const YEAR = 2026;
 const PACKAGES = [

@@ -41,7 +41,7 @@ describe('every generated ebuild of the shipped stack', function () {
   });
   after(() => removeDir(tmp));
 
-  // 6.2.2 is the verified release; 6.3.3 the newest, with the 6.3 layout changes.
+  // 6.2.2 was read at its tags; 6.3.3 is the newest, with the 6.3 layout changes.
   for (const version of ['6.2.2', '6.3.3']) {
     it(`${version}: passes our pkgcheck-style checks, real bash -n and shellcheck, with no warning`, async () => {
       const model = all.find((m) => m.release.version === version)!;

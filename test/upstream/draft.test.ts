@@ -31,7 +31,7 @@ describe('draft release in stack.yaml', () => {
     const text = readFileSync(shippedManifest, 'utf8');
     const out = applyDraft(text, draft);
     assert.deepEqual(inserted(text, out), [
-      '  "6.4.0": { llvm_slot: 19 }  # draft derived from 6.3.3: not verified; llvm_slot carried over, check it',
+      '  "6.4.0": { llvm_slot: 19 }  # draft derived from 6.3.3: no evidence yet; llvm_slot carried over, check it',
       '  "6.4.0":',
       '    [ROCR-Runtime, hipBLAS-common, rocm-cmake]',
       '  - project: hipBLAS-common',
@@ -65,7 +65,7 @@ describe('draft release in stack.yaml', () => {
     assert.equal(
       out,
       '# a stack\nname: S\nreleases:\n  "6.2.2": { llvm_slot: 18 } # the one\n' +
-        '  "6.4.0": { llvm_slot: 19 }  # draft derived from 6.3.3: not verified; llvm_slot carried over, check it\n' +
+        '  "6.4.0": { llvm_slot: 19 }  # draft derived from 6.3.3: no evidence yet; llvm_slot carried over, check it\n' +
         '\ncomponents: [c/*.yaml]\nexcluded:\n  - project: x\n    releases: { from: "6.4.0" }\n    reason: new in 6.4.0, not packaged yet\n',
     );
   });

@@ -33,7 +33,7 @@ Exit codes: 0 listed (also when there is no GPU), 2 invalid flags, manifest or t
   ];
 
   static override flags = {
-    version: Flags.string({ char: 'v', description: "ROCm release whose target policy is shown (default: the manifest's newest verified release)", helpValue: 'X.Y.Z' }),
+    version: Flags.string({ char: 'v', description: "ROCm release whose target policy is shown (default: the manifest's newest release)", helpValue: 'X.Y.Z' }),
     format: Flags.string({ description: 'output format', options: ['table', 'json', 'cdi'], default: 'table' }),
     manifest: manifestFlag,
   };
@@ -41,7 +41,7 @@ Exit codes: 0 listed (also when there is no GPU), 2 invalid flags, manifest or t
   async run(): Promise<GpuList | ReturnType<typeof cdiSpec>> {
     const { flags } = await this.parse(GpuListCommand);
     const stack = await stackReleases(flags.manifest ?? defaultManifestPath);
-    const release = flags.version ?? defaultRelease(stack.releases, stack.verified)!;
+    const release = flags.version ?? defaultRelease(stack.releases)!;
     if (!stack.releases.includes(release)) {
       throw new UserError(`release ${release} is not in the manifest ${stack.file}; it knows ${stack.releases.join(', ')}`, ExitCode.invalidInput);
     }
