@@ -321,7 +321,7 @@ _ROCM_POLICIES=(
 		gfx803 gfx900 gfx906 +gfx908 +gfx90a gfx940 gfx941 +gfx942 gfx1010
 		gfx1011 gfx1012 +gfx1030 gfx1031 +gfx1100 +gfx1101 gfx1102 gfx1103
 		gfx1150 gfx1151 +gfx1200 +gfx1201"
-	"7.0 7.0.0 7.1.0
+	"7.0-7.2 7.0.0 7.3.0
 		gfx803 gfx900 gfx906 +gfx908 +gfx90a gfx940 gfx941 +gfx942 +gfx950
 		gfx1010 gfx1011 gfx1012 +gfx1030 gfx1031 +gfx1100 +gfx1101 gfx1102
 		gfx1103 gfx1150 gfx1151 +gfx1200 +gfx1201"
@@ -331,7 +331,7 @@ _ROCM_POLICIES=(
 # @INTERNAL
 # @DESCRIPTION:
 # The series whose policy ROCM_VERSION=9999 uses.
-_ROCM_LIVE_POLICY=7.0
+_ROCM_LIVE_POLICY=7.0-7.2
 # ---- END GENERATED AMDGPU TARGET TABLE ----
 
 # @FUNCTION: _rocm_select_policy

@@ -122,11 +122,12 @@ describe('policyFor agrees with rocm.eclass', function () {
     assert.deepEqual(outcome('6.4'), { policy: '6.4.0-6.4.2' });
     assert.deepEqual(outcome('6.4.3'), { policy: '6.4.3+' });
     assert.deepEqual(outcome('6.4.12'), { policy: '6.4.3+' }, 'patch levels compare as numbers');
-    assert.deepEqual(outcome('9999'), { policy: '7.0' }, '9999 is the live series');
-    assert.deepEqual(outcome('7.1'), {
-      policy: '7.0',
+    assert.deepEqual(outcome('9999'), { policy: '7.0-7.2' }, '9999 is the live series');
+    assert.deepEqual(outcome('7.2.4'), { policy: '7.0-7.2' });
+    assert.deepEqual(outcome('7.5'), {
+      policy: '7.0-7.2',
       approximate: 'newer',
-      notice: 'ROCM_VERSION=7.1 is newer than the AMDGPU target table of rocm.eclass; using the targets of ROCm 7.0.',
+      notice: 'ROCM_VERSION=7.5 is newer than the AMDGPU target table of rocm.eclass; using the targets of ROCm 7.0-7.2.',
     });
     assert.equal((outcome('5.1') as { approximate?: string }).approximate, 'older');
     assert.deepEqual(outcome('8.0'), { error: 'unknown-major' });

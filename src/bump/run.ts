@@ -23,7 +23,7 @@ import { OverlayLock } from '../git/lock.js';
 import { recoverInterrupted } from '../git/worktree.js';
 import { lintComponents } from '../lint/component.js';
 import { failing, formatText } from '../lint/index.js';
-import { describeCounts, levelRank, releaseEvidence, type EvidenceLevel, type ReleaseEvidence } from '../model/evidence.js';
+import { releaseEvidence, type EvidenceLevel, type ReleaseEvidence } from '../model/evidence.js';
 import { resolveComponent, type StackModel } from '../model/resolve.js';
 import { withoutRevision } from '../model/version.js';
 import { addChanges, dropChanges } from '../overlay/changes.js';
@@ -249,13 +249,6 @@ export async function runBump(o: BumpOptions): Promise<BumpResult> {
   if (o.maintainer !== undefined && !requested) throw new UserError(`--maintainer ${MAINTAINER_FORMAT}`, ExitCode.invalidInput);
   const manifest = await loadManifestOrFail(o.manifest);
   const model = await stackFor(manifest, o.version);
-  const evidence = releaseEvidence(model.components);
-  if (levelRank(evidence.level) < levelRank('peer')) {
-    const few = evidence.weakest.slice(0, 6).join(', ') + (evidence.weakest.length > 6 ? `, and ${evidence.weakest.length - 6} more` : '');
-    o.warn(
-      `ROCm ${o.version}'s evidence is ${evidence.level} (${describeCounts(evidence.counts)}): the facts of ${few} were checked neither at the upstream tag nor against another packager's recipe; review those ebuilds (rocm-ebuild render ATOM --version ${o.version} says what each rests on)`,
-    );
-  }
   const repo = new OverlayRepo(dir);
   const isRepo = where === 'exists' && (await repo.isRepository());
   if (where === 'exists' && !isRepo && (await readdir(dir)).length > 0) {

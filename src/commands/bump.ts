@@ -5,7 +5,7 @@ import { createProgress } from '../cli/progress.js';
 import { manifestFlag } from '../cli/stack.js';
 import { defaultManifestPath } from '../paths.js';
 import { runBump, type BumpResult } from '../bump/run.js';
-import { describeCounts, EVIDENCE_MEANING } from '../model/evidence.js';
+import { describeCounts, EVIDENCE_MEANING, levelRank } from '../model/evidence.js';
 import { checkOverlayPath } from '../overlay/paths.js';
 import { createProgress as createDistfileProgress, mirrorsFromEnv, resolveCheckedDistdir } from '../distfiles/index.js';
 import { useColor } from '../cli/progress.js';
@@ -158,8 +158,21 @@ export default class Bump extends BaseCommand {
       distfileProgress: createDistfileProgress({ quiet: json }),
       warn: (m) => (json ? process.stderr.write(`warning: ${m}\n`) : this.warn(m)),
     });
-    if (!json) this.report(result);
+    if (!json) {
+      this.report(result);
+      this.warnEvidence(result);
+    }
     return result;
+  }
+
+  /** Packages whose facts nothing checked: said after the plan or the commits, where the reader looks next. (--json carries the evidence instead.) */
+  private warnEvidence(r: BumpResult): void {
+    const e = r.evidence;
+    if (levelRank(e.level) >= levelRank('peer') || !r.packages.some((p) => p.action === 'add')) return;
+    const few = e.weakest.slice(0, 6).join(', ') + (e.weakest.length > 6 ? `, and ${e.weakest.length - 6} more` : '');
+    this.warn(
+      `ROCm ${r.version}'s evidence is ${e.level} (${describeCounts(e.counts)}): the facts of ${few} were checked neither at the upstream tag nor against another packager's recipe; review those ebuilds (rocm-ebuild render ATOM --version ${r.version} says what each rests on)`,
+    );
   }
 
   private report(r: BumpResult): void {

@@ -77,16 +77,17 @@ test_globals 6.4 6.4.0-6.4.2 "${IUSE_640_642}"
 test_globals 6.4.2 6.4.0-6.4.2 "${IUSE_640_642}"
 test_globals 6.4.3 6.4.3+ "${IUSE_643}"
 test_globals 6.4.10 6.4.3+ "${IUSE_643}"
-test_globals 7.0.2 7.0 "${IUSE_70}"
+test_globals 7.0.2 7.0-7.2 "${IUSE_70}"
+test_globals 7.2.4 7.0-7.2 "${IUSE_70}"
 test_globals 5.7.1 5.7 "${IUSE_57}"
 test_globals 6.2.2_rc1 6.2 "${IUSE_60_63}"
 test_globals 06.02 6.2 "${IUSE_60_63}"
-test_globals 9999 7.0 "${IUSE_70}"
+test_globals 9999 7.0-7.2 "${IUSE_70}"
 # outside the known series of a known major
 test_globals 6.5 6.4.3+ "${IUSE_643}" newer
 test_globals 6.10.1 6.4.3+ "${IUSE_643}" newer
-test_globals 7.1 7.0 "${IUSE_70}" newer
-test_globals 7.2.0 7.0 "${IUSE_70}" newer
+test_globals 7.5 7.0-7.2 "${IUSE_70}" newer
+test_globals 7.8.1 7.0-7.2 "${IUSE_70}" newer
 test_globals 5.1 5.7 "${IUSE_57}" older
 
 tbegin "ROCM_VERSION=6.2.2: REQUIRED_USE and USEDEP"
@@ -103,9 +104,9 @@ tend ${?}
 tbegin "QA notice is not printed while metadata is generated"
 (
 	EBUILD_PHASE=depend
-	ROCM_VERSION=7.1
+	ROCM_VERSION=7.5
 	inherit rocm
-	expect "policy" "${_ROCM_POLICY}" 7.0 &&
+	expect "policy" "${_ROCM_POLICY}" 7.0-7.2 &&
 	expect "log" "$(stub_log)" ""
 ) 2>/dev/null
 tend ${?}

@@ -36,10 +36,6 @@ license: MIT
 sources:
   - github: ROCm/base
 build: cmake
-evidence:
-  - releases: { from: "6.2.0" }
-    kind: tag
-    source: ROCm/base at rocm-\${PV} tags
 `,
   'components/gpulib.yaml': `name: gpulib
 atom: sci-libs/gpulib
@@ -67,10 +63,6 @@ cmake:
     BUILD_BENCHMARK: { use: benchmark }
 tests:
   gpu: true
-evidence:
-  - releases: { from: "6.2.0" }
-    kind: tag
-    source: ROCm/gpulib at rocm-\${PV} tags
 overrides:
   - versions: { from: "6.3.0" }
     set:
@@ -92,10 +84,6 @@ deps:
   - atom: sci-libs/gpulib
     classes: [RDEPEND, DEPEND]
     gpu: true
-evidence:
-  - releases: { from: "6.2.0" }
-    kind: tag
-    source: ROCm/app at rocm-\${PV} tags
 `,
 };
 
