@@ -19,9 +19,11 @@ export class ArchiveTree implements SourceTree {
     private readonly prefix: string,
     private readonly all: string[],
     private readonly scratch: string,
+    private readonly downloaded: number,
   ) {}
 
-  static async open(archive: string, label: string, cacheDir: string, subdir?: string): Promise<ArchiveTree> {
+  /** `downloaded`: the bytes this run fetched to have the archive (0 when it was in the distdir). */
+  static async open(archive: string, label: string, cacheDir: string, subdir?: string, downloaded = 0): Promise<ArchiveTree> {
     const members = await listing(archive, cacheDir);
     const tops = new Set(members.map((m) => m.split('/')[0]));
     let prefix = tops.size === 1 && members.some((m) => m.includes('/')) ? `${[...tops][0]}/` : '';
@@ -35,7 +37,11 @@ export class ArchiveTree implements SourceTree {
         .map((m) => m.slice(prefix.length))
         .filter((m) => m !== '' && !m.split('/').includes('..')),
     );
-    return new ArchiveTree(subdir ? `${label}:${subdir}` : label, archive, prefix, files, path.join(cacheDir, 'tmp'));
+    return new ArchiveTree(subdir ? `${label}:${subdir}` : label, archive, prefix, files, path.join(cacheDir, 'tmp'), downloaded);
+  }
+
+  transferred(): number {
+    return this.downloaded;
   }
 
   files(): Promise<string[]> {

@@ -16,6 +16,8 @@ export interface SourceDiff {
   changes: Change[];
   /** Build files read in each tree. */
   files?: { from: number; to: number };
+  /** Bytes fetched from the network to read each tree (a monorepo's project: its trees and the files read). */
+  bytes?: { from: number; to: number };
   /** Build files that could not be read completely. */
   problems: string[];
   error?: string;
@@ -97,6 +99,7 @@ export async function diffReleases(manifest: Manifest, o: DiffOptions): Promise<
           const [fa, fb] = await Promise.all([collectBuildFacts(ta), collectBuildFacts(tb)]);
           p.out.changes = diffFacts(fa, fb);
           p.out.files = { from: fa.files.length, to: fb.files.length };
+          p.out.bytes = { from: ta.transferred(), to: tb.transferred() };
           p.out.problems = fb.problems.map((x) => `${x.file}${x.line ? `:${x.line}` : ''}: ${x.message}`);
         } catch (err) {
           if (!(err instanceof TreeError)) throw err;

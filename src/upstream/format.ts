@@ -1,3 +1,4 @@
+import { formatBytes } from '../distfiles/units.js';
 import type { DiffReport } from './diff.js';
 import type { Change } from './facts-diff.js';
 import type { PatchesReport } from './patches.js';
@@ -44,8 +45,11 @@ export function formatDiffText(r: DiffReport, o: FormatOptions): string {
         out.push(`  ${s.source}: ${paint(o.color, 31, 'not compared')}: ${s.error}`);
         continue;
       }
-      const head = `  ${s.from} → ${s.to!.split(' ').slice(1).join(' ') || s.to}`;
-      out.push(`${head} (${s.files!.from} → ${s.files!.to} build files)`);
+      // The same repository is named once; a move (into a monorepo) shows both.
+      const sameRepo = s.from!.split(' ')[0] === s.to!.split(' ')[0];
+      const head = `  ${s.from} → ${sameRepo ? s.to!.split(' ').slice(1).join(' ') || s.to : s.to}`;
+      const fetched = (s.bytes?.from ?? 0) + (s.bytes?.to ?? 0);
+      out.push(`${head} (${s.files!.from} → ${s.files!.to} build files${fetched > 0 ? `, ${formatBytes(fetched)} fetched` : ''})`);
       if (s.changes.length === 0) out.push('    nothing that matters to an ebuild changed');
       const width = Math.min(60, Math.max(0, ...s.changes.map((ch) => `${ch.area} ${SIGN[ch.kind]} ${describe(ch)}`.length)));
       for (const ch of s.changes) {
@@ -145,7 +149,11 @@ export function formatTagsText(r: TagsReport): string {
 }
 
 export function formatProjectsText(r: ProjectsReport): string {
-  const out: string[] = [`AMD's ROCm ${r.version} release manifest (${r.source}) against ${r.against} (${r.againstSource}):`];
+  const out: string[] = [
+    r.unread !== undefined
+      ? `AMD's ROCm ${r.version} release manifest could not be read (${r.unread}); the monorepos' projects only:`
+      : `AMD's ROCm ${r.version} release manifest (${r.source}) against ${r.against} (${r.againstSource}):`,
+  ];
   const who = (p: ProjectsReport['projects'][number]) =>
     p.packagedBy.length > 0 ? `packaged by ${p.packagedBy.join(', ')}` : p.excluded !== undefined ? `excluded: ${p.excluded.length > 70 ? `${p.excluded.slice(0, 69)}…` : p.excluded}` : '';
   const width = Math.max(0, ...r.projects.map((p) => p.name.length));
@@ -170,8 +178,22 @@ export function formatProjectsText(r: ProjectsReport): string {
   // Mirrors often hold only some repositories: a long list of misses is summarised.
   for (const p of r.problems.slice(0, r.problems.length > 6 ? 4 : 6)) out.push(`  note: ${p}`);
   if (r.problems.length > 6) out.push(`  note: and ${r.problems.length - 4} more repositories could not be read (--json lists them)`);
+  for (const m of r.monorepos) {
+    if (m.error !== undefined) {
+      out.push(`${m.repo} ${m.tag}: not listed: ${m.error}`);
+      continue;
+    }
+    out.push(`${m.repo} ${m.tag} (${m.projects.length} project directories${m.bytes > 0 ? `; ${formatBytes(m.bytes)} of trees fetched` : ''}):`);
+    const w = Math.max(0, ...m.projects.map((p) => p.dir.length));
+    for (const p of m.projects) {
+      const what = p.packagedBy.length > 0 ? `packaged by ${p.packagedBy.join(', ')}` : p.excluded !== undefined ? `excluded: ${p.excluded.length > 70 ? `${p.excluded.slice(0, 69)}…` : p.excluded}` : 'neither packaged nor excluded: decide';
+      out.push(`  ${p.dir.padEnd(w)}  ${what}`);
+    }
+  }
   const n = (s: string) => r.projects.filter((p) => p.status === s).length;
   const open = r.projects.filter((p) => p.status === 'new' && !p.accounted).length;
-  out.push(`${r.projects.length - n('gone')} projects in ${r.version}: ${n('kept')} kept, ${n('new')} new (${open} to decide), ${n('gone')} gone since ${r.against}`);
+  const monoOpen = r.monorepos.flatMap((m) => m.projects).filter((p) => !p.accounted).length;
+  if (r.unread === undefined) out.push(`${r.projects.length - n('gone')} projects in ${r.version}: ${n('kept')} kept, ${n('new')} new (${open} to decide), ${n('gone')} gone since ${r.against}${r.monorepos.length ? `; ${monoOpen} monorepo project${monoOpen === 1 ? '' : 's'} to decide` : ''}`);
+  else out.push(`${r.monorepos.flatMap((m) => m.projects).length} monorepo projects in ${r.version}: ${monoOpen} to decide`);
   return `${out.join('\n')}\n`;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { execFile, gitEnv, lastLine } from './exec.js';
 import { cacheName, gitDirAt, localPath } from './locations.js';
@@ -10,37 +10,56 @@ const git = (gitDir: string, args: string[], input?: string, timeoutMs?: number)
 
 /** A tag's tree in a git repository, read with ls-tree and one `cat-file --batch`. */
 export class GitTree implements SourceTree {
-  private listing?: Promise<string[]>;
+  private listing?: Promise<Map<string, string>>;
 
   private constructor(
     readonly label: string,
     private readonly gitDir: string,
     /** The tree object of the root (the tag's tree, or its subdirectory). */
     private readonly tree: string,
+    /** For a partial clone: fetches the blobs a read needs, in one request. */
+    private readonly blobs?: PartialBlobs,
   ) {}
 
   /** The tree of `refs/tags/<tag>` (or its `subdir`); TreeError 'missing' when the repository lacks either. */
-  static async open(gitDir: string, tag: string, label: string, subdir?: string): Promise<GitTree> {
+  static async open(gitDir: string, tag: string, label: string, subdir?: string, blobs?: PartialBlobs): Promise<GitTree> {
     const spec = `refs/tags/${tag}^{tree}`;
     const r = await git(gitDir, ['rev-parse', '--verify', '--quiet', '--end-of-options', spec]);
     if (r.code !== 0) throw new TreeError(`no tag ${tag} in ${label.split(' ')[0]}`, 'missing');
     let tree = r.stdout.toString().trim();
     if (subdir) {
-      const sub = await git(gitDir, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${tree}:${subdir}`]);
-      const type = sub.code === 0 ? (await git(gitDir, ['cat-file', '-t', sub.stdout.toString().trim()])).stdout.toString().trim() : '';
-      if (type !== 'tree') throw new TreeError(`${label} has no directory ${subdir}`, 'missing');
-      tree = sub.stdout.toString().trim();
+      // ls-tree of the parent names the entry's type without reading it (a blob of a partial clone is not fetched).
+      const parent = path.posix.dirname(subdir);
+      const ls = await git(gitDir, ['ls-tree', '-z', '--end-of-options', parent === '.' ? tree : `${tree}:${parent}`, '--', path.posix.basename(subdir)]);
+      const m = /^\d+ (\w+) ([0-9a-f]+)\t/.exec(ls.stdout.toString('utf8'));
+      if (ls.code !== 0 || m?.[1] !== 'tree') throw new TreeError(`${label} has no directory ${subdir}`, 'missing');
+      tree = m[2]!;
     }
-    return new GitTree(subdir ? `${label}:${subdir}` : label, gitDir, tree);
+    return new GitTree(subdir ? `${label}:${subdir}` : label, gitDir, tree, blobs);
   }
 
-  files(): Promise<string[]> {
+  /** Every file with its blob's name, from the trees alone. */
+  private entries(): Promise<Map<string, string>> {
     this.listing ??= (async () => {
-      const r = await git(this.gitDir, ['ls-tree', '-r', '-z', '--name-only', this.tree]);
+      const r = await git(this.gitDir, ['ls-tree', '-r', '-z', this.tree]);
       if (r.code !== 0) throw new TreeError(`cannot list ${this.label}: ${lastLine(r.stderr)}`, 'unreachable');
-      return sortPaths(r.stdout.toString('utf8').split('\0').filter((p) => p !== ''));
+      const out = new Map<string, string>();
+      for (const line of r.stdout.toString('utf8').split('\0')) {
+        const m = /^\d+ \w+ ([0-9a-f]+)\t([\s\S]+)$/.exec(line);
+        if (m) out.set(m[2]!, m[1]!);
+      }
+      return out;
     })();
     return this.listing;
+  }
+
+  async files(): Promise<string[]> {
+    return sortPaths([...(await this.entries()).keys()]);
+  }
+
+  /** Bytes this tree's reads fetched from the network (packs of a partial clone); 0 when read in place. */
+  transferred(): number {
+    return this.blobs?.bytes ?? 0;
   }
 
   async read(paths: string[]): Promise<Map<string, Buffer>> {
@@ -48,6 +67,10 @@ export class GitTree implements SourceTree {
     // cat-file reads one object name per line: a path with a newline cannot be asked for.
     const wanted = [...new Set(paths)].filter((p) => p !== '' && !p.includes('\n'));
     if (wanted.length === 0) return out;
+    if (this.blobs) {
+      const entries = await this.entries();
+      await this.blobs.ensure(wanted.map((p) => entries.get(p)).filter((o): o is string => o !== undefined));
+    }
     const r = await git(this.gitDir, ['cat-file', '--batch'], wanted.map((p) => `${this.tree}:${p}\n`).join(''));
     if (r.code !== 0) throw new TreeError(`cannot read ${this.label}: ${lastLine(r.stderr)}`, 'unreachable');
     const buf = r.stdout;
@@ -64,6 +87,60 @@ export class GitTree implements SourceTree {
       at += size + 1;
     }
     return out;
+  }
+}
+
+/** The size of the packs a repository holds: what the fetches into it transferred (fetch.unpackLimit=1 keeps every fetch a pack). */
+async function packBytes(gitDir: string): Promise<number> {
+  const dir = path.join(gitDir, 'objects', 'pack');
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.pack'));
+  const sizes = await Promise.all(names.map((n) => stat(path.join(dir, n)).then((s) => s.size, () => 0)));
+  return sizes.reduce((a, b) => a + b, 0);
+}
+
+const PROMISOR = 'origin';
+
+/**
+ * The blobs of a partial clone (trees fetched, blobs left on the server):
+ * what a read needs is fetched in one request, never one object at a time,
+ * and never twice. A monorepo's project is read this way: a few build files
+ * of one directory, not the hundreds of megabytes of the whole tag.
+ */
+export class PartialBlobs {
+  /** Bytes fetched for blobs, by this object. */
+  bytes = 0;
+  private present?: Promise<Set<string>>;
+
+  constructor(
+    private readonly gitDir: string,
+    private readonly access: GitAccess,
+    /** Bytes the tag's trees took, counted once per process. */
+    treeBytes: number,
+  ) {
+    this.bytes = treeBytes;
+  }
+
+  async ensure(oids: string[]): Promise<void> {
+    // Listing the objects at hand never fetches (asking for one object of a promisor repository would).
+    this.present ??= git(this.gitDir, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname)']).then(
+      (r) => new Set(r.stdout.toString().split('\n').filter(Boolean)),
+    );
+    const present = await this.present;
+    const missing = [...new Set(oids)].filter((o) => !present.has(o));
+    if (missing.length === 0) return;
+    const before = await packBytes(this.gitDir);
+    const f = await execFile(
+      'git',
+      [`--git-dir=${this.gitDir}`, '-c', 'fetch.negotiationAlgorithm=noop', '-c', 'fetch.unpackLimit=1',
+        'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--recurse-submodules=no', '--filter=blob:none', '--stdin', PROMISOR],
+      { env: gitEnv(), input: `${missing.join('\n')}\n`, timeoutMs: this.access.timeoutMs },
+    );
+    if (f.code !== 0) {
+      const why = f.timedOut ? `no answer within ${Math.round(this.access.timeoutMs / 1000)} s` : lastLine(f.stderr);
+      throw new TreeError(`cannot fetch ${missing.length} file${missing.length === 1 ? '' : 's'} of ${this.gitDir}: ${why}`, 'unreachable');
+    }
+    this.bytes += (await packBytes(this.gitDir)) - before;
+    for (const o of missing) present.add(o);
   }
 }
 
@@ -113,14 +190,36 @@ async function createBare(dir: string): Promise<void> {
   }
 }
 
-async function fetchTag(dir: string, url: string, tag: string, access: GitAccess): Promise<void> {
+/**
+ * Make the cache repository a partial clone of `url`: git fetches with a
+ * filter only from the remote `extensions.partialclone` names, and keeps what
+ * it left out fetchable from there.
+ */
+async function makePartial(dir: string, url: string): Promise<void> {
+  for (const [key, value] of [
+    ['core.repositoryformatversion', '1'],
+    [`remote.${PROMISOR}.url`, url],
+    [`remote.${PROMISOR}.promisor`, 'true'],
+    [`remote.${PROMISOR}.partialclonefilter`, 'blob:none'],
+    ['extensions.partialclone', PROMISOR],
+  ] as const) {
+    const r = await git(dir, ['config', '--', key, value]);
+    if (r.code !== 0) throw new TreeError(`cannot set up ${dir}: ${lastLine(r.stderr)}`, 'unreachable');
+  }
+}
+
+/** Fetch one tag (depth 1) into the cache; `partial`: its trees only. Returns the bytes the fetch transferred. */
+async function fetchTag(dir: string, url: string, tag: string, access: GitAccess, partial = false): Promise<number> {
   const ref = `refs/tags/${tag}`;
   const have = async () => (await git(dir, ['rev-parse', '--verify', '--quiet', `${ref}^{tree}`]).catch(() => undefined))?.code === 0;
-  if (await have()) return;
+  if (await have()) return 0;
   await createBare(dir);
+  if (partial) await makePartial(dir, url);
+  const before = await packBytes(dir);
+  const from = partial ? ['--filter=blob:none', PROMISOR] : ['--', url];
   for (let attempt = 1; ; attempt++) {
-    const f = await git(dir, ['fetch', '--quiet', '--no-tags', '--depth', '1', '--', url, `+${ref}:${ref}`], undefined, access.timeoutMs);
-    if (f.code === 0 || (await have())) return;
+    const f = await git(dir, ['-c', 'fetch.unpackLimit=1', 'fetch', '--quiet', '--no-tags', '--depth', '1', ...from, `+${ref}:${ref}`], undefined, access.timeoutMs);
+    if (f.code === 0 || (await have())) return (await packBytes(dir)) - before;
     // Another process fetching into the same cache holds a lock or rewrote `shallow`.
     if (attempt < 4 && /shallow file has changed|cannot lock ref|Unable to create .*\.lock/i.test(f.stderr)) continue;
     const why = f.timedOut ? `no answer within ${Math.round(access.timeoutMs / 1000)} s` : lastLine(f.stderr);
@@ -134,7 +233,7 @@ async function fetchTag(dir: string, url: string, tag: string, access: GitAccess
  * a local git directory (a mirror), otherwise fetched once (depth 1, only that
  * tag) into a bare repository under the cache and read from there.
  */
-export async function gitTreeAt(url: string, tag: string, label: string, access: GitAccess, subdir?: string): Promise<GitTree> {
+export async function gitTreeAt(url: string, tag: string, label: string, access: GitAccess, subdir?: string, options: { partial?: boolean } = {}): Promise<GitTree> {
   const local = localPath(url);
   if (local !== undefined) {
     const dir = await gitDirAt(local);
@@ -145,8 +244,9 @@ export async function gitTreeAt(url: string, tag: string, label: string, access:
   // One fetch at a time into a cache repository: concurrent shallow fetches
   // trip over each other's `shallow` file. Other processes are retried.
   const previous = fetching.get(dir) ?? Promise.resolve();
-  const mine = previous.then(() => fetchTag(dir, url, tag, access));
-  fetching.set(dir, mine.catch(() => {}));
-  await mine;
-  return GitTree.open(dir, tag, label, subdir);
+  const partial = options.partial === true;
+  const mine = previous.then(() => fetchTag(dir, url, tag, access, partial));
+  fetching.set(dir, mine.then(() => {}, () => {}));
+  const treeBytes = await mine;
+  return GitTree.open(dir, tag, label, subdir, partial ? new PartialBlobs(dir, access, treeBytes) : undefined);
 }

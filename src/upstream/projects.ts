@@ -8,6 +8,7 @@ import { execFile, gitEnv, lastLine } from './exec.js';
 import { gitTreeAt, type GitAccess } from './git-tree.js';
 import { repositoryUrl } from './locations.js';
 import { parseReleaseManifest, ReleaseManifestError, type ReleaseManifest } from './release-manifest.js';
+import { monorepoProjects, type MonorepoReport } from './monorepo-projects.js';
 import { resolveAt } from './sources.js';
 import { TreeError } from './source-tree.js';
 
@@ -82,6 +83,10 @@ export interface ProjectsReport {
   drift?: { notInManifest: string[]; notUpstream: string[] };
   /** Checks that could not be made (a repository unreachable); never fatal. */
   problems: string[];
+  /** The project directories of the monorepos the release's components build from. */
+  monorepos: MonorepoReport[];
+  /** AMD's release manifest could not be read: only the monorepos were compared. */
+  unread?: string;
 }
 
 export interface ProjectsOptions extends ProjectSourceOptions {
@@ -130,7 +135,16 @@ function githubName(url: string | undefined, name: string): string {
 export async function compareProjects(manifest: Manifest, o: ProjectsOptions): Promise<ProjectsReport> {
   const against = o.against ?? defaultAgainst(manifest, o.version);
   const problems: string[] = [];
-  const now = await readReleaseManifest(manifest, o.version, o, o.file);
+  let now: Awaited<ReturnType<typeof readReleaseManifest>>;
+  try {
+    now = await readReleaseManifest(manifest, o.version, o, o.file);
+  } catch (err) {
+    if (!(err instanceof TreeError || err instanceof ReleaseManifestError)) throw err;
+    // From 7.2.0 most projects are directories of AMD's monorepos: those can still be listed.
+    const monorepos = await monorepoProjects(manifest, o.version, o);
+    if (monorepos.length === 0) throw err;
+    return { version: o.version, against, source: '', againstSource: '', projects: [], relations: [], problems, monorepos, unread: err.message };
+  }
   // The older XML gives checkout paths; the manifest's own list is the basis for new/gone.
   let before: ReleaseManifest | undefined;
   let againstSource = `the manifest's project list for ${against}`;
@@ -235,7 +249,8 @@ export async function compareProjects(manifest: Manifest, o: ProjectsOptions): P
     drift = { notInManifest: [...upstream].filter((p) => !own.includes(p)), notUpstream: own.filter((p) => !upstream.has(p)) };
   }
 
-  return { version: o.version, against, source: now.source, againstSource, projects, relations, ...(drift ? { drift } : {}), problems };
+  const monorepos = await monorepoProjects(manifest, o.version, o);
+  return { version: o.version, against, source: now.source, againstSource, projects, relations, ...(drift ? { drift } : {}), problems, monorepos };
 }
 
 /**

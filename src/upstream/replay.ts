@@ -92,6 +92,9 @@ export class WorkingTree implements SourceTree {
   get label(): string {
     return this.base.label;
   }
+  transferred(): number {
+    return this.base.transferred();
+  }
   private gone(rel: string): boolean {
     return this.edited.get(rel) === null || this.removed.some((r) => rel === r || rel.startsWith(`${r}/`));
   }

@@ -11,6 +11,8 @@ export interface SourceTree {
   files(): Promise<string[]>;
   /** The contents of these files; paths that are not files of the tree are absent from the map. */
   read(paths: string[]): Promise<Map<string, Buffer>>;
+  /** Bytes fetched from the network to read this tree in this run, so far (0 when it was at hand). */
+  transferred(): number;
 }
 
 /** Problems reaching or reading a tree: reported per source, never fatal to a whole run. */

@@ -145,7 +145,8 @@ export class TreeProvider {
       }
       // A release asset is its project's directory of the repository at the tag.
       const inRepo = [ref.path, ref.subdir].filter((p): p is string => p !== undefined).join('/') || undefined;
-      return gitTreeAt(repositoryUrl(ref.github, this.access.baseUrl), ref.tag, label, this.access, inRepo);
+      // A monorepo's project is read from a partial clone: its trees, and only the blobs the reports read.
+      return gitTreeAt(repositoryUrl(ref.github, this.access.baseUrl), ref.tag, label, this.access, inRepo, { partial: ref.path !== undefined });
     }
     await this.prepare([ref]);
     const r = this.fetched.get(ref.distfile)!;
@@ -156,6 +157,6 @@ export class TreeProvider {
       const missing = r.attempts.length > 0 && r.attempts.every((t) => /\b404\b/.test(t.outcome));
       throw new TreeError(missing ? `no release archive ${ref.url} (HTTP 404: no such tag?)` : `cannot fetch ${ref.distfile}: ${why}`, missing ? 'missing' : 'unreachable');
     }
-    return ArchiveTree.open(r.path, label, this.access.cacheDir, ref.subdir);
+    return ArchiveTree.open(r.path, label, this.access.cacheDir, ref.subdir, r.status === 'fetched' ? (r.entry?.size ?? 0) : 0);
   }
 }

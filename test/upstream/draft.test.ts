@@ -4,11 +4,11 @@ import { parseDocument } from 'yaml';
 import { shippedManifest } from '../helpers/project.js';
 import { applyDraft, DraftError, type DraftRelease } from '../../src/upstream/draft.js';
 
-// A release the shipped manifest lacks (it knows 6.2.x and 6.3.x).
+// A release the shipped manifest lacks (its legacy stream ends at 7.2.4).
 const draft: DraftRelease = {
-  version: '6.4.0',
-  from: '6.3.3',
-  llvmSlot: 19,
+  version: '7.3.0',
+  from: '7.2.4',
+  llvmSlot: 22,
   projects: ['ROCR-Runtime', 'hipBLAS-common', 'rocm-cmake'],
   newProjects: ['hipBLAS-common', 'on'],
 };
@@ -31,21 +31,21 @@ describe('draft release in stack.yaml', () => {
     const text = readFileSync(shippedManifest, 'utf8');
     const out = applyDraft(text, draft);
     assert.deepEqual(inserted(text, out), [
-      '  "6.4.0": { llvm_slot: 19 }  # draft derived from 6.3.3: no evidence yet; llvm_slot carried over, check it',
-      '  "6.4.0":',
+      '  "7.3.0": { llvm_slot: 22 }  # draft derived from 7.2.4: no evidence yet; llvm_slot carried over, check it',
+      '  "7.3.0":',
       '    [ROCR-Runtime, hipBLAS-common, rocm-cmake]',
       '  - project: hipBLAS-common',
-      '    releases: { from: "6.4.0" }',
-      '    reason: new in 6.4.0, not packaged yet',
+      '    releases: { from: "7.3.0" }',
+      '    reason: new in 7.3.0, not packaged yet',
       '  - project: "on"',
-      '    releases: { from: "6.4.0" }',
-      '    reason: new in 6.4.0, not packaged yet',
+      '    releases: { from: "7.3.0" }',
+      '    reason: new in 7.3.0, not packaged yet',
     ]);
     // The release lands right after the last release, the list after the last list.
     const lines = out.split('\n');
-    assert.match(lines[lines.findIndex((l) => l.startsWith('  "6.4.0": {')) - 1]!, /^ {2}"6\.3\.3": \{/);
+    assert.match(lines[lines.findIndex((l) => l.startsWith('  "7.3.0": {')) - 1]!, /^ {2}"7\.2\.4": \{/);
     const doc = parseDocument(out, { version: '1.2' }).toJS() as { releases: Record<string, unknown>; excluded: { project: string }[] };
-    assert.deepEqual(doc.releases['6.4.0'], { llvm_slot: 19 });
+    assert.deepEqual(doc.releases['7.3.0'], { llvm_slot: 22 });
     assert.deepEqual(doc.excluded.slice(-2).map((e) => e.project), ['hipBLAS-common', 'on']); // "on" stays a string
   });
 
@@ -65,8 +65,8 @@ describe('draft release in stack.yaml', () => {
     assert.equal(
       out,
       '# a stack\nname: S\nreleases:\n  "6.2.2": { llvm_slot: 18 } # the one\n' +
-        '  "6.4.0": { llvm_slot: 19 }  # draft derived from 6.3.3: no evidence yet; llvm_slot carried over, check it\n' +
-        '\ncomponents: [c/*.yaml]\nexcluded:\n  - project: x\n    releases: { from: "6.4.0" }\n    reason: new in 6.4.0, not packaged yet\n',
+        '  "7.3.0": { llvm_slot: 22 }  # draft derived from 7.2.4: no evidence yet; llvm_slot carried over, check it\n' +
+        '\ncomponents: [c/*.yaml]\nexcluded:\n  - project: x\n    releases: { from: "7.3.0" }\n    reason: new in 7.3.0, not packaged yet\n',
     );
   });
 
@@ -75,7 +75,7 @@ describe('draft release in stack.yaml', () => {
     const names = ['evil: "x" # not a comment', '- dash', '*alias', "it's", 'new\\line', '6.3'];
     const out = applyDraft(text, { ...draft, projects: names, newProjects: names });
     const doc = parseDocument(out, { version: '1.2' }).toJS() as { projects: Record<string, string[]>; excluded: { project: string }[] };
-    assert.deepEqual(doc.projects['6.4.0'], names);
+    assert.deepEqual(doc.projects['7.3.0'], names);
     assert.deepEqual(doc.excluded.slice(-names.length).map((e) => e.project), names);
   });
 

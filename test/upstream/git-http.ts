@@ -11,6 +11,8 @@ import type { AddressInfo, Socket } from 'node:net';
 export class GitHttpServer {
   readonly requests: string[] = [];
   readonly fail = new Set<string>();
+  /** Bytes of every response body sent, for tests that bound what a read costs. */
+  bytesSent = 0;
   private server?: http.Server;
   private readonly sockets = new Set<Socket>();
   url = '';
@@ -76,6 +78,7 @@ export class GitHttpServer {
         if (name.toLowerCase() === 'status') status = Number.parseInt(value, 10);
         else headers[name] = value;
       }
+      this.bytesSent += buf.length - end - 4;
       res.writeHead(status, headers).end(buf.subarray(end + 4));
     });
   }

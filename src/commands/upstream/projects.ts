@@ -88,6 +88,11 @@ could not be fetched. Repositories that cannot be asked for evidence are noted, 
       throw err;
     }
     if (!json) process.stdout.write(formatProjectsText(report));
+    // Part of what was asked could not be read (AMD's list, a monorepo): the report stands, the exit says so.
+    if (report.unread !== undefined || report.monorepos.some((m) => m.error !== undefined)) {
+      if (json) this.logJson(report);
+      this.exit(ExitCode.fetchFailed);
+    }
     return report;
   }
 }
