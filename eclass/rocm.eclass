@@ -31,10 +31,10 @@
 #   whose configure step probes the GPU.
 #
 # The eclass is a drop-in replacement for the rocm.eclass of ::gentoo.
-# ROCM_VERSION may be X.Y as well as X.Y.Z, releases newer than the table
-# reuse the newest policy of their major version, and the target table is
-# generated from data (manifest/targets.yaml of rocm-ebuild) by
-# "rocm-ebuild eclass".
+# ROCM_VERSION may be X.Y as well as X.Y.Z, a release newer than the table
+# (a new major version included) reuses the newest policy before it with a
+# QA notice instead of dying, and the target table is generated from data
+# (manifest/targets.yaml of rocm-ebuild) by "rocm-ebuild eclass".
 #
 # src_configure should not access the GPU: a build system that probes it
 # usually ignores the targets it is given.  Pass the targets explicitly
@@ -123,10 +123,10 @@ inherit flag-o-matic
 #
 # Accepted forms are X.Y (read as X.Y.0), X.Y.Z, either with Gentoo
 # version suffixes such as _rc1 or _p2 (ignored), and 9999, which uses the
-# policy of the newest release series (live ebuilds).  A version newer
-# than every series of its major version uses the newest series of that
-# major, one older than all of them the oldest, both with a QA notice.
-# A major version the table does not know at all is fatal.
+# policy of the newest release series (live ebuilds).  A version no series
+# holds (newer than the table, between two series, or of a major version
+# the table does not know yet) uses the newest series that starts before
+# it, one older than every series the oldest, both with a QA notice.
 #
 # @CODE
 # ROCM_VERSION=${PV}
@@ -325,13 +325,23 @@ _ROCM_POLICIES=(
 		gfx803 gfx900 gfx906 +gfx908 +gfx90a gfx940 gfx941 +gfx942 +gfx950
 		gfx1010 gfx1011 gfx1012 +gfx1030 gfx1031 +gfx1100 +gfx1101 gfx1102
 		gfx1103 gfx1150 gfx1151 +gfx1200 +gfx1201"
+	"7.9-7.14 7.9.0 8.0.0
+		gfx900 gfx906 +gfx908 +gfx90a +gfx942 +gfx950 gfx1010 gfx1011 gfx1012
+		+gfx1030 gfx1031 gfx1032 gfx1033 gfx1034 gfx1035 gfx1036 +gfx1100
+		+gfx1101 gfx1102 gfx1103 gfx1150 gfx1151 gfx1152 gfx1153 +gfx1200
+		+gfx1201"
+	"10.0+ 10.0.0 11.0.0
+		gfx900 gfx906 +gfx908 +gfx90a +gfx942 +gfx950 gfx1010 gfx1011 gfx1012
+		+gfx1030 gfx1031 gfx1032 gfx1033 gfx1034 gfx1035 gfx1036 +gfx1100
+		+gfx1101 +gfx1102 gfx1103 +gfx1150 +gfx1151 +gfx1152 gfx1153 +gfx1200
+		+gfx1201"
 )
 
 # @ECLASS_VARIABLE: _ROCM_LIVE_POLICY
 # @INTERNAL
 # @DESCRIPTION:
 # The series whose policy ROCM_VERSION=9999 uses.
-_ROCM_LIVE_POLICY=7.0-7.2
+_ROCM_LIVE_POLICY=10.0+
 # ---- END GENERATED AMDGPU TARGET TABLE ----
 
 # @FUNCTION: _rocm_select_policy
@@ -339,8 +349,8 @@ _ROCM_LIVE_POLICY=7.0-7.2
 # @INTERNAL
 # @DESCRIPTION:
 # Set _ROCM_POLICY to the series of _ROCM_POLICIES that applies to ROCm
-# <version>, following the rules described for ROCM_VERSION.  Dies on
-# a malformed version and on a major version the table does not know.
+# <version>, following the rules described for ROCM_VERSION.  Dies only
+# on a malformed version.
 _rocm_select_policy() {
 	debug-print-function "${FUNCNAME[0]}" "$@"
 
@@ -357,40 +367,29 @@ _rocm_select_policy() {
 	fi
 	local major minor patch
 	IFS=. read -r major minor patch <<<"${version%%_*}"
-	major=$(( 10#${major:-0} ))
-	local wanted=${major}.$(( 10#${minor:-0} )).$(( 10#${patch:-0} ))
+	local wanted=$(( 10#${major:-0} )).$(( 10#${minor:-0} )).$(( 10#${patch:-0} ))
 
-	local entry series from until oldest oldest_from newest newest_until
-	local -a majors=()
+	# The series are ordered and do not overlap: the last one starting
+	# at or before the version is the nearest older one.
+	local entry series from until before oldest
 	for entry in "${_ROCM_POLICIES[@]}"; do
 		read -r series from until <<<"${entry}"
-		has "${from%%.*}.x" "${majors[@]}" || majors+=( "${from%%.*}.x" )
-		[[ ${from%%.*} == "${major}" ]] || continue
-		if [[ -z ${oldest} ]]; then
-			oldest=${series}
-			oldest_from=${from}
-		fi
-		newest=${series}
-		newest_until=${until}
-		if ver_test "${wanted}" -ge "${from}" && ver_test "${wanted}" -lt "${until}"; then
+		[[ -z ${oldest} ]] && oldest=${series}
+		ver_test "${wanted}" -ge "${from}" || continue
+		if ver_test "${wanted}" -lt "${until}"; then
 			_ROCM_POLICY=${series}
 			return
 		fi
+		before=${series}
 	done
 
-	if [[ -z ${newest} ]]; then
-		die "${ECLASS}: ROCM_VERSION=${version}: the AMDGPU target table knows no ROCm ${major}.x release (it knows ${majors[*]}); add the release series to manifest/targets.yaml of rocm-ebuild and regenerate the table with 'rocm-ebuild eclass'"
-	fi
-
 	local notice
-	if ver_test "${wanted}" -ge "${newest_until}"; then
-		_ROCM_POLICY=${newest}
-		notice="ROCM_VERSION=${version} is newer than the AMDGPU target table of rocm.eclass; using the targets of ROCm ${newest}."
-	elif ver_test "${wanted}" -lt "${oldest_from}"; then
+	if [[ -n ${before} ]]; then
+		_ROCM_POLICY=${before}
+		notice="ROCM_VERSION=${version} is newer than the AMDGPU target table of rocm.eclass; using the targets of ROCm ${before}."
+	else
 		_ROCM_POLICY=${oldest}
 		notice="ROCM_VERSION=${version} is older than the AMDGPU target table of rocm.eclass; using the targets of ROCm ${oldest}."
-	else
-		die "${ECLASS}: the AMDGPU target table has no series for ROCm ${wanted} although it knows older and newer ones; fix manifest/targets.yaml of rocm-ebuild and regenerate the table with 'rocm-ebuild eclass'"
 	fi
 	# Stay quiet while metadata is generated; the notice is for builds.
 	if [[ ${EBUILD_PHASE} != depend ]]; then

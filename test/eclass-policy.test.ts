@@ -57,7 +57,7 @@ function tsOutcome(table: TargetTable, version: string): Outcome {
 function bashOutcome(b: BashOutcome): Outcome {
   if (b.status !== '0') {
     assert.notEqual(b.died, '', `ROCM_VERSION=${b.version}: bash failed without die: ${b.errors}`);
-    return { error: /is not a ROCm version|set ROCM_VERSION before inheriting/.test(b.died) ? 'invalid-version' : /knows no ROCm/.test(b.died) ? 'unknown-major' : 'gap' };
+    return { error: /is not a ROCm version|set ROCM_VERSION before inheriting/.test(b.died) ? 'invalid-version' : 'gap' };
   }
   assert.equal(b.errors, '', `ROCM_VERSION=${b.version}: unexpected output on stderr`);
   if (b.qa === '') return { policy: b.policy };
@@ -122,7 +122,9 @@ describe('policyFor agrees with rocm.eclass', function () {
     assert.deepEqual(outcome('6.4'), { policy: '6.4.0-6.4.2' });
     assert.deepEqual(outcome('6.4.3'), { policy: '6.4.3+' });
     assert.deepEqual(outcome('6.4.12'), { policy: '6.4.3+' }, 'patch levels compare as numbers');
-    assert.deepEqual(outcome('9999'), { policy: '7.0-7.2' }, '9999 is the live series');
+    assert.deepEqual(outcome('9999'), { policy: '10.0+' }, '9999 is the live series');
+    assert.deepEqual(outcome('7.14'), { policy: '7.9-7.14' });
+    assert.deepEqual(outcome('10.0.0'), { policy: '10.0+' });
     assert.deepEqual(outcome('7.2.4'), { policy: '7.0-7.2' });
     assert.deepEqual(outcome('7.5'), {
       policy: '7.0-7.2',
@@ -130,8 +132,18 @@ describe('policyFor agrees with rocm.eclass', function () {
       notice: 'ROCM_VERSION=7.5 is newer than the AMDGPU target table of rocm.eclass; using the targets of ROCm 7.0-7.2.',
     });
     assert.equal((outcome('5.1') as { approximate?: string }).approximate, 'older');
-    assert.deepEqual(outcome('8.0'), { error: 'unknown-major' });
-    assert.throws(() => policyFor(table, '8.0'), /knows no ROCm 8\.x release \(it knows 5\.x 6\.x 7\.x\); add the release series to manifest\/targets\.yaml and regenerate the eclass table with 'rocm-ebuild eclass'/);
+    // A major version the table does not know is not a die for users: the nearest older series, with a QA notice.
+    assert.deepEqual(outcome('8.0'), {
+      policy: '7.9-7.14',
+      approximate: 'newer',
+      notice: 'ROCM_VERSION=8.0 is newer than the AMDGPU target table of rocm.eclass; using the targets of ROCm 7.9-7.14.',
+    });
+    assert.deepEqual(outcome('12.0.1'), {
+      policy: '10.0+',
+      approximate: 'newer',
+      notice: 'ROCM_VERSION=12.0.1 is newer than the AMDGPU target table of rocm.eclass; using the targets of ROCm 10.0+.',
+    });
+    assert.equal((outcome('4.5') as { policy?: string }).policy, '5.7');
     assert.deepEqual(outcome('6'), { error: 'invalid-version' });
     assert.deepEqual(parseRocmVersion('6.3'), { kind: 'release', text: '6.3', triple: [6, 3, 0], normalized: '6.3.0' });
   });

@@ -11,8 +11,8 @@ export interface PolicyMatch {
   /** ROCM_VERSION=9999: the table's live policy. */
   live: boolean;
   /**
-   * Set when the version lies outside every series of its major version and the
-   * nearest one is used ("newer": the newest series, "older": the oldest). The
+   * Set when no series holds the version and the nearest one is used ("newer":
+   * the newest series that starts before it, "older": the oldest series). The
    * eclass prints a QA notice then; `notice` is its first line.
    */
   approximate?: 'newer' | 'older';
@@ -22,7 +22,7 @@ export interface PolicyMatch {
 export class PolicyError extends Error {
   constructor(
     message: string,
-    readonly reason: 'invalid-version' | 'unknown-major' | 'gap',
+    readonly reason: 'invalid-version' | 'gap',
   ) {
     super(message);
     this.name = 'PolicyError';
@@ -31,10 +31,12 @@ export class PolicyError extends Error {
 
 /**
  * The target policy rocm.eclass applies for ROCM_VERSION=`version`: the series
- * whose [from, until) holds it; for 9999 the live series; beyond the last series
- * of its major version the newest of that major, before the first the oldest
- * (both flagged `approximate`). Throws PolicyError for a malformed version or
- * a major version with no series, where the eclass dies.
+ * whose [from, until) holds it; for 9999 the live series; otherwise the newest
+ * series that starts before it (a release newer than the table, a release
+ * between series, a new major version) or, before every series, the oldest
+ * (both flagged `approximate`: the eclass prints a QA notice). A new ROCm
+ * major is a row in the table, never a reason for a user's emerge to die:
+ * only a malformed version throws (PolicyError), where the eclass dies.
  */
 export function policyFor(table: TargetTable, version: string): PolicyMatch {
   const parsed = parseRocmVersion(version);
@@ -47,41 +49,29 @@ export function policyFor(table: TargetTable, version: string): PolicyMatch {
     return { policy, version, live: true };
   }
   const wanted = parsed.triple;
-  const major = wanted[0];
-  const same = table.policies.filter((p) => parseTriple(p.from)![0] === major);
-  if (same.length === 0) {
-    const majors = [...new Set(table.policies.map((p) => `${parseTriple(p.from)![0]}.x`))];
-    throw new PolicyError(
-      `ROCM_VERSION=${version}: the AMDGPU target table knows no ROCm ${major}.x release (it knows ${majors.join(' ')}); ` +
-        "add the release series to manifest/targets.yaml and regenerate the eclass table with 'rocm-ebuild eclass'",
-      'unknown-major',
-    );
-  }
   const base = { version, normalized: parsed.normalized, live: false };
-  for (const policy of same) {
+  for (const policy of table.policies) {
     if (compareTriples(wanted, parseTriple(policy.from)!) >= 0 && compareTriples(wanted, parseTriple(policy.until)!) < 0) {
       return { policy, ...base };
     }
   }
-  const newest = same[same.length - 1]!;
-  const oldest = same[0]!;
-  if (compareTriples(wanted, parseTriple(newest.until)!) >= 0) {
+  // The table is ordered and without overlap (table.ts): the last series starting before the version is the nearest older one.
+  const before = table.policies.filter((p) => compareTriples(wanted, parseTriple(p.from)!) >= 0).at(-1);
+  if (before) {
     return {
-      policy: newest,
+      policy: before,
       ...base,
       approximate: 'newer',
-      notice: `ROCM_VERSION=${version} is newer than the AMDGPU target table of rocm.eclass; using the targets of ROCm ${newest.series}.`,
+      notice: `ROCM_VERSION=${version} is newer than the AMDGPU target table of rocm.eclass; using the targets of ROCm ${before.series}.`,
     };
   }
-  if (compareTriples(wanted, parseTriple(oldest.from)!) < 0) {
-    return {
-      policy: oldest,
-      ...base,
-      approximate: 'older',
-      notice: `ROCM_VERSION=${version} is older than the AMDGPU target table of rocm.eclass; using the targets of ROCm ${oldest.series}.`,
-    };
-  }
-  throw new PolicyError(`the AMDGPU target table has no series for ROCm ${parsed.normalized}`, 'gap');
+  const oldest = table.policies[0]!;
+  return {
+    policy: oldest,
+    ...base,
+    approximate: 'older',
+    notice: `ROCM_VERSION=${version} is older than the AMDGPU target table of rocm.eclass; using the targets of ROCm ${oldest.series}.`,
+  };
 }
 
 /** What `_rocm_set_globals` derives from a policy. */

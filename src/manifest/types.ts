@@ -180,6 +180,10 @@ export interface EvidenceSpec {
 
 export interface ReleaseSpec {
   llvm_slot: number;
+  /** AMD's release stream (default legacy). */
+  stream?: 'legacy' | 'therock';
+  /** The tag of the release's sources, when not the stream's. */
+  tag?: string;
 }
 
 /** Python implementations: they follow Gentoo's profiles, not ROCm releases. */

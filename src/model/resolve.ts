@@ -5,6 +5,7 @@ import { jsonPath, locate } from '../manifest/yaml-source.js';
 import { mergeWithProvenance, type Provenance } from './merge.js';
 import { inRange } from './version.js';
 import { evidenceFor, type PackageEvidence } from './evidence.js';
+import { STREAMS } from './streams.js';
 import { locateSource, sourcesOf, type SourceLocation } from './sources/index.js';
 
 /** The GPU targets a release offers: default-on and optional. */
@@ -82,9 +83,17 @@ export function releaseModel(manifest: Manifest, version: string, policy: Target
 /** Substitute ${PV}, ${PN}, ${P} and $(ver_cut …) as Portage would. */
 export { expand } from './sources/index.js';
 
-/** The tag scheme of a release's sources (`rocm-${PV}`): what a source without its own `tag` is cut from. */
-export function releaseTag(manifest: Manifest, _version: string): string {
-  return manifest.stack.defaults?.tag ?? 'rocm-${PV}';
+/**
+ * The tag scheme of a release's sources: what a source without its own `tag`
+ * is cut from. The release's own `tag`, else its stream's (TheRock:
+ * `therock-$(ver_cut 1-2)`), else the legacy stream's as the stack's
+ * defaults give it (`rocm-${PV}`).
+ */
+export function releaseTag(manifest: Manifest, version: string): string {
+  const r = manifest.stack.releases[version];
+  if (r?.tag !== undefined) return r.tag;
+  if (r?.stream !== undefined && r.stream !== 'legacy') return STREAMS[r.stream].tagFor(version);
+  return manifest.stack.defaults?.tag ?? STREAMS.legacy.tagFor(version);
 }
 
 /**

@@ -137,13 +137,11 @@ export function formatTagsText(r: TagsReport): string {
     out.push(`Releases upstream has that the manifest lacks (${asked - r.unreachable.length} of ${asked} repositories answered):`);
     for (const m of r.missing) {
       const lacking = m.lacking.length === 0 ? 'in every repository' : `not in ${m.lacking.length <= 4 ? m.lacking.join(', ') : `${m.lacking.slice(0, 4).join(', ')} and ${m.lacking.length - 4} more`}`;
-      out.push(`  ${m.version.padEnd(8)} ${`${m.repositories}/${m.total}`.padStart(7)}  ${lacking}${m.olderThanKnown ? ' (older than the manifest)' : ''}`);
+      const stream = m.stream === 'therock' ? ` (TheRock ${m.tag})` : '';
+      out.push(`  ${m.version.padEnd(8)} ${`${m.repositories}/${m.total}`.padStart(7)}  ${lacking}${stream}${m.olderThanKnown ? ' (older than the manifest)' : ''}`);
     }
   }
   if (r.hiddenOlder > 0) out.push(`(${r.hiddenOlder} older release${r.hiddenOlder === 1 ? '' : 's'} not shown: --all lists them)`);
-  if (r.therock.length > 0) {
-    out.push(`TheRock releases (therock-X.Y tags; not supported yet): ${r.therock.map((t) => `${t.version} (${t.repositories.length} repositor${t.repositories.length === 1 ? 'y' : 'ies'})`).join(', ')}`);
-  }
   for (const u of r.unreachable) out.push(`unreachable: ${u.repo} (${u.url}): ${u.error}`);
   return `${out.join('\n')}\n`;
 }

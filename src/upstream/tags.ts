@@ -1,5 +1,7 @@
 import type { LoadedComponent, Manifest } from '../manifest/load.js';
 import { knownReleases } from '../model/resolve.js';
+import { STREAMS } from '../model/streams.js';
+import { expand } from '../model/sources/index.js';
 import { compareVersions, isVersion } from '../model/version.js';
 import { Limiter } from '../util/limiter.js';
 import type { Progress } from '../util/progress.js';
@@ -7,8 +9,6 @@ import { listRemoteTags } from './git-tree.js';
 import { repositoryUrl } from './locations.js';
 import { byCodePoint } from '../util/order.js';
 
-/** TheRock, AMD's newer build system, tags releases as `therock-X.Y`. */
-const THEROCK = /^therock-(\d+(?:\.\d+)*)$/;
 
 export type TagKind = 'release' | 'therock' | 'other';
 
@@ -25,8 +25,9 @@ export function tagMatcher(scheme: string): (tag: string) => string | undefined 
 export function classifyTag(tag: string, release: (tag: string) => string | undefined): { kind: TagKind; version?: string } {
   const v = release(tag);
   if (v !== undefined) return { kind: 'release', version: v };
-  const t = THEROCK.exec(tag);
-  if (t) return { kind: 'therock', version: t[1]! };
+  // TheRock's stream: therock-10.0 is release 10.0.0, as bump and the ebuilds name it.
+  const t = STREAMS.therock.versionOf(tag);
+  if (t !== undefined) return { kind: 'therock', version: t };
   return { kind: 'other' };
 }
 
@@ -45,8 +46,11 @@ export interface RepositoryTags {
 export interface TagsReport {
   /** Releases the manifest has, sorted. */
   known: string[];
-  /** Releases upstream has that the manifest lacks, sorted as Portage sorts versions. */
-  missing: { version: string; repositories: number; total: number; lacking: string[]; olderThanKnown: boolean }[];
+  /**
+   * Releases upstream has that the manifest lacks, of both streams (rocm-X.Y.Z
+   * and TheRock's therock-X.Y as X.Y.0), sorted as Portage sorts versions.
+   */
+  missing: { version: string; stream: 'legacy' | 'therock'; tag: string; repositories: number; total: number; lacking: string[]; olderThanKnown: boolean }[];
   /** Releases older than the manifest's oldest, not listed (see --all). */
   hiddenOlder: number;
   therock: { version: string; repositories: string[] }[];
@@ -114,18 +118,26 @@ export async function upstreamTags(manifest: Manifest, o: TagsOptions): Promise<
   const oldest = known[0]!;
   const reachable = results.filter((r) => !r.error);
   const everyRelease = new Set(reachable.flatMap((r) => r.releases));
-  const lacking = [...everyRelease].filter((v) => !known.includes(v)).sort(compareVersions);
-  const shown = lacking.filter((v) => o.all || compareVersions(v, oldest) >= 0);
   const therock = [...new Set(reachable.flatMap((r) => r.therock))].sort(compareVersions);
+  // A version both streams tag (none so far) is the legacy one's.
+  const streamOf = (v: string): 'legacy' | 'therock' => (everyRelease.has(v) ? 'legacy' : 'therock');
+  const lacking = [...new Set([...everyRelease, ...therock])].filter((v) => !known.includes(v)).sort(compareVersions);
+  const shown = lacking.filter((v) => o.all || compareVersions(v, oldest) >= 0);
   return {
     known,
-    missing: shown.map((version) => ({
-      version,
-      repositories: reachable.filter((r) => r.releases.includes(version)).length,
-      total: reachable.length,
-      lacking: reachable.filter((r) => !r.releases.includes(version)).map((r) => r.repo),
-      olderThanKnown: compareVersions(version, oldest) < 0,
-    })),
+    missing: shown.map((version) => {
+      const stream = streamOf(version);
+      const has = (r: RepositoryTags) => (stream === 'legacy' ? r.releases : r.therock).includes(version);
+      return {
+        version,
+        stream,
+        tag: expand(STREAMS[stream].tagFor(version), 'ROCm', version),
+        repositories: reachable.filter(has).length,
+        total: reachable.length,
+        lacking: reachable.filter((r) => !has(r)).map((r) => r.repo),
+        olderThanKnown: compareVersions(version, oldest) < 0,
+      };
+    }),
     hiddenOlder: lacking.length - shown.length,
     therock: therock.map((version) => ({ version, repositories: reachable.filter((r) => r.therock.includes(version)).map((r) => r.repo) })),
     repositories: results,

@@ -116,7 +116,7 @@ defaults:
     - { type: person, email: dev@example.org, name: A Developer }
 releases:
   "6.2.2": { llvm_slot: 18 }
-  "6.3.0": { llvm_slot: 19 }
+  "6.3.0": { llvm_slot: 19, stream: legacy, tag: "rocm-\${PV}" }
 python:
   compat: python3_{12..14}
   current: [python3_12, python3_13, python3_14]

@@ -9,7 +9,7 @@ import { gitEnv } from '../../src/upstream/exec.js';
 
 interface TagsJson {
   known: string[];
-  missing: { version: string; repositories: number; total: number; lacking: string[]; olderThanKnown: boolean }[];
+  missing: { version: string; stream: string; tag: string; repositories: number; total: number; lacking: string[]; olderThanKnown: boolean }[];
   hiddenOlder: number;
   therock: { version: string; repositories: string[] }[];
   unreachable: { repo: string; error: string }[];
@@ -59,7 +59,8 @@ describe('upstream tags', function () {
     const m = tagMatcher('rocm-${PV}');
     assert.deepEqual(classifyTag('rocm-6.3.3', m), { kind: 'release', version: '6.3.3' });
     assert.deepEqual(classifyTag('rocm-6.4', m), { kind: 'release', version: '6.4' });
-    assert.deepEqual(classifyTag('therock-7.9', m), { kind: 'therock', version: '7.9' });
+    assert.deepEqual(classifyTag('therock-7.9', m), { kind: 'therock', version: '7.9.0' });
+    assert.deepEqual(classifyTag('therock-10.0.1', m), { kind: 'therock', version: '10.0.1' });
     assert.deepEqual(classifyTag('rocm-6.4.0-rc1', m), { kind: 'other' });
     assert.deepEqual(classifyTag('xrocm-6.3.3', m), { kind: 'other' });
     assert.deepEqual(classifyTag('v2.1.0', tagMatcher('v${PV}')), { kind: 'release', version: '2.1.0' });
@@ -79,7 +80,10 @@ describe('upstream tags', function () {
     assert.deepEqual(rows, ['6.3.0 2/3', '6.3.3 2/3', '6.10.0 1/3']);
     assert.match(r.stdout, /6\.3\.3 +2\/3 +not in ROCm\/thunk$/m);
     assert.match(r.stdout, /\(1 older release not shown: --all lists them\)/);
-    assert.match(r.stdout, /TheRock releases \(therock-X\.Y tags; not supported yet\): 7\.9 \(1 repository\), 7\.10 \(1 repository\)/);
+    // Both streams in one list, as Portage orders them: 6.10.0 < 7.9.0 < 7.10.0.
+    const all = r.stdout.split('\n').filter((l) => /^ {2}\d/.test(l)).map((l) => l.trim().split(/\s+/)[0]);
+    assert.deepEqual(all, ['6.3.0', '6.3.3', '6.10.0', '7.9.0', '7.10.0']);
+    assert.match(r.stdout, /^ {2}7\.10\.0 +1\/3 .*\(TheRock therock-7\.10\)$/m);
     assert.match(r.stdout, /^unreachable: ROCm\/gpulib-data \(file:\/\/.*\/ROCm\/gpulib-data\): fatal: .*$/m);
     // Progress lines go to stderr when it is not a terminal; stdout stays the report.
     assert.match(r.stderr, /^\[\d\/4\] git ls-remote /m);
@@ -91,11 +95,13 @@ describe('upstream tags', function () {
     assert.equal(r.code, 5);
     assert.equal(r.stderr, '');
     assert.deepEqual(j.known, ['6.2.2']);
-    assert.deepEqual(j.missing.map((m) => [m.version, m.repositories, m.olderThanKnown]), [
-      ['6.1.0', 1, true],
-      ['6.3.0', 2, false],
-      ['6.3.3', 2, false],
-      ['6.10.0', 1, false],
+    assert.deepEqual(j.missing.map((m) => [m.version, m.stream, m.tag, m.repositories, m.olderThanKnown]), [
+      ['6.1.0', 'legacy', 'rocm-6.1.0', 1, true],
+      ['6.3.0', 'legacy', 'rocm-6.3.0', 2, false],
+      ['6.3.3', 'legacy', 'rocm-6.3.3', 2, false],
+      ['6.10.0', 'legacy', 'rocm-6.10.0', 1, false],
+      ['7.9.0', 'therock', 'therock-7.9', 1, false],
+      ['7.10.0', 'therock', 'therock-7.10', 1, false],
     ]);
     assert.equal(j.hiddenOlder, 0);
     assert.deepEqual(j.unreachable.map((u) => u.repo), ['ROCm/gpulib-data']);
@@ -111,7 +117,7 @@ describe('upstream tags', function () {
       const r = await runCli(['upstream', 'tags', 'gpulib', 'thunk', '--json', '--manifest', stack, '--base-url', server.url], { env });
       const j = JSON.parse(r.stdout) as TagsJson;
       assert.equal(r.code, 5);
-      assert.deepEqual(j.missing.map((m) => m.version), ['6.3.0', '6.3.3', '6.10.0']);
+      assert.deepEqual(j.missing.map((m) => m.version), ['6.3.0', '6.3.3', '6.10.0', '7.9.0', '7.10.0']);
       assert.deepEqual(j.unreachable.map((u) => u.repo), ['ROCm/gpulib-data', 'ROCm/thunk']);
       assert.match(j.unreachable[1]!.error, /500/);
       assert.ok(server.requests.some((q) => q.startsWith('GET /ROCm/gpulib/info/refs?service=git-upload-pack')), server.requests.join('\n'));
