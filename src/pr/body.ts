@@ -3,7 +3,7 @@ import { compareVersions, inRange } from '../model/version.js';
 import type { CheckReport, RangeContext } from './check.js';
 import { gatherReleaseNotes, type ReleaseNotes } from './release-notes.js';
 import { describeCounts, LEVELS, type EvidenceLevel } from '../model/evidence.js';
-import { assigned, ebuildVars, unquote } from './ebuild-vars.js';
+import { assigned, ebuildVars, unquote } from '../ebuild/vars.js';
 import { parseMessage } from './message-check.js';
 import { ebuildOf, eclassOf } from './overlay-paths.js';
 import type { TestReport } from './test-reports.js';

@@ -1,11 +1,11 @@
 import { ManifestSyntaxError, parseManifest, sameEntry } from '../distfiles/manifest-file.js';
 import type { ManifestEntry } from '../distfiles/types.js';
-import { assigned, ebuildVars, rdependText, type EbuildVars } from './ebuild-vars.js';
+import { assigned, ebuildVars, rdependText, type EbuildVars } from '../ebuild/vars.js';
 import type { ObjectReader } from './git-read.js';
 import { ours } from './keywords.js';
 import { touched } from './message-check.js';
 import { ebuildOf, type EbuildPath } from './overlay-paths.js';
-import { srcUriEntries, Unevaluable } from './src-uri.js';
+import { srcUriEntries, Unevaluable } from '../ebuild/src-uri.js';
 import type { CommitInfo, PathChange, PrResult } from './types.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Manifest } from '../manifest/load.js';
 import { describeEvidence, type EvidenceLevel } from '../model/evidence.js';
 import { evidenceOf } from '../model/resolve.js';
-import { ebuildVars } from './ebuild-vars.js';
+import { ebuildVars } from '../ebuild/vars.js';
 import type { RangeContext } from './check.js';
 
 /**

@@ -1,13 +1,13 @@
 import { strict as assert } from 'node:assert';
 import { applyBugTrailers, parseBugRef } from '../../src/git/messages.js';
-import { ebuildVars, rdependText } from '../../src/pr/ebuild-vars.js';
+import { ebuildVars, rdependText } from '../../src/ebuild/vars.js';
 import { printable } from '../../src/pr/format.js';
 import { parseMessage } from '../../src/pr/message-check.js';
 import { ebuildOf, packageOf } from '../../src/pr/overlay-paths.js';
 import { parseJsonReporter } from '../../src/pr/pkgcheck.js';
 import { shellQuote } from '../../src/pr/push.js';
 import { parseGithubUrl, redactUrl } from '../../src/pr/remote.js';
-import { srcUriEntries, Unevaluable, verCut, verRs } from '../../src/pr/src-uri.js';
+import { srcUriEntries, Unevaluable, verCut, verRs } from '../../src/ebuild/src-uri.js';
 import { templateFor } from '../../src/pr/templates.js';
 import { runCli } from '../helpers/project.js';
 

@@ -1,4 +1,4 @@
-import type { EbuildVars } from './ebuild-vars.js';
+import type { EbuildVars } from './vars.js';
 
 /**
  * The distfile names an ebuild's SRC_URI asks for, worked out from its text
@@ -208,6 +208,15 @@ function matching(text: string, open: number, o: string, c: string): number {
     else if (text[k] === c && --depth === 0) return k;
   }
   throw new Unevaluable(`an unterminated ${o}…${c}`);
+}
+
+/**
+ * A word of ebuild text expanded as bash would at global scope, with the
+ * ebuild's own globals and Portage's variables (plus `extra`, e.g. FILESDIR
+ * as a placeholder); throws Unevaluable for anything else.
+ */
+export function expandWord(vars: EbuildVars, ebuild: EbuildIdentity, raw: string, extra: ReadonlyMap<string, string> = new Map()): string {
+  return new Expander(vars, new Map([...portageVars(ebuild), ...extra])).expand(raw);
 }
 
 export interface SrcUriEntry {
