@@ -16,7 +16,7 @@ import {
   type ManifestEntry,
 } from '../distfiles/index.js';
 import { checkedTargetTable, descTargets, eclassPath, renderAmdgpuTargetsDescFor, targetsOfReleases } from '../eclass/index.js';
-import { addSummary, applyBugTrailers, commitMessage, dropSummary, parseBugRef, type BugRef } from '../git/messages.js';
+import { applyBugTrailers, commitMessage, parseBugRef, type BugRef } from '../git/messages.js';
 import { gitIdentity, gitIdentityAndSignatures, gitSignatures, OverlayRepo, type Identity, type Person } from '../git/repo.js';
 import { CommitBuilder, type CommitSpec } from '../git/transaction.js';
 import { OverlayLock } from '../git/lock.js';
@@ -24,9 +24,11 @@ import { recoverInterrupted } from '../git/worktree.js';
 import { lintComponents } from '../lint/component.js';
 import { failing, formatText } from '../lint/index.js';
 import { releaseEvidence, type EvidenceLevel, type ReleaseEvidence } from '../model/evidence.js';
-import { resolveComponent, type StackModel } from '../model/resolve.js';
-import { withoutRevision } from '../model/version.js';
-import { addChanges, dropChanges } from '../overlay/changes.js';
+import type { StackModel } from '../model/resolve.js';
+import { requirePackageNames } from '../model/package-names.js';
+import { readRecord, RECORD_REF, recordTip } from '../git/generated-record.js';
+import { packageCommits } from './package-commits.js';
+import { ebuildPath, reconcile, recordPaths, type PackageWork, type Refusal } from './reconcile.js';
 import { checkOverlayPath, unwritableDirs } from '../overlay/paths.js';
 import { isScanned, scannedPathspecs, scanOverlay, type OverlayState } from '../overlay/scan.js';
 import {
@@ -40,7 +42,7 @@ import {
   type Maintainer,
   type MaintainerSetting,
 } from '../overlay/settings.js';
-import { makePlan, type Plan, type PlanEntry, type ScaffoldStep } from '../plan/plan.js';
+import { makePlan, type Plan, type ScaffoldStep } from '../plan/plan.js';
 import { currentYear, renderEbuild, renderLayoutConf, renderMetadata, stackMaintainers } from '../render/index.js';
 
 export interface BumpOptions {
@@ -61,6 +63,14 @@ export interface BumpOptions {
   /** Bytes: the largest download accepted for a distfile no Manifest lists yet. */
   maxSize?: number;
   mirrors: string[];
+  /** Packages named on the command line (category/PN or PN): only these are bumped or regenerated. */
+  packages?: string[];
+  /** --allow-downgrade: add a release older than versions the overlay holds. */
+  allowDowngrade?: boolean;
+  /** --discard-local: drop or supersede ebuilds changed by hand even where the change cannot be carried forward. */
+  discardLocal?: boolean;
+  /** --separate-drops: drops in commits of their own, after every add (the older form). */
+  separateDrops?: boolean;
   /** --bug / --closes values: bug numbers or https URLs, optionally "cat/pkg=…". */
   bug?: string[];
   closes?: string[];
@@ -72,11 +82,26 @@ export interface BumpOptions {
 export interface PlannedPackage {
   atom: string;
   version: string;
-  action: 'add' | 'keep' | 'drop';
+  action: 'add' | 'keep' | 'drop' | 'revbump';
   newPackage: boolean;
+  /** revbump: the revision the new one replaces. */
+  replaces?: string;
   distfiles: { name: string; urls: string[]; when?: string }[];
   /** How the added version's facts were established (the component's evidence in this release). */
   evidence?: EvidenceLevel;
+}
+
+/** A package whose new ebuild is not simply what the manifest generates, or that replaces one: shown with its diff. */
+export interface PackageChange {
+  atom: string;
+  version: string;
+  /** revbump: what changed in the generated text (unified diff). */
+  revbump?: { replaces: string; diff: string };
+  /** Hand edits of an older ebuild carried into the new one (unified diff of the edits). */
+  carried?: { from: string; diff: string };
+  discarded: { version: string; diff: string }[];
+  /** Files under files/ the package's commit removes: no remaining ebuild uses them. */
+  removedFiles: string[];
 }
 
 export interface BumpResult {
@@ -92,17 +117,25 @@ export interface BumpResult {
   /** The release's evidence: the weakest of its packages'. */
   evidence: ReleaseEvidence;
   packages: PlannedPackage[];
+  /** Revision bumps, carried hand edits, discarded ones, removed files/ entries. */
+  changes: PackageChange[];
+  /** What bump could not decide alone and reports. */
+  notes: string[];
   commits: { subject: string; files: string[] }[];
   distfiles: { name: string; status: string; size?: number }[];
 }
 
 /** The plan as --json shows it: drops expanded to one entry per ebuild version. */
-export function plannedPackages(plan: Plan): PlannedPackage[] {
-  return plan.entries.flatMap<PlannedPackage>((e) =>
-    e.action === 'drop'
-      ? (e.versions ?? []).map((v) => ({ atom: e.atom, version: v, action: 'drop' as const, newPackage: false, distfiles: [] }))
-      : [{ atom: e.atom, version: e.version, action: e.action, newPackage: e.action === 'add' && e.newPackage, distfiles: e.distfiles }],
-  );
+export function plannedPackages(plan: Plan, works: PackageWork[] = []): PlannedPackage[] {
+  const revbumps = new Map(works.filter((w) => w.revbump).map((w) => [w.atom, w]));
+  return plan.entries.flatMap<PlannedPackage>((e) => {
+    if (e.action === 'drop') return (e.versions ?? []).map((v) => ({ atom: e.atom, version: v, action: 'drop' as const, newPackage: false, distfiles: [] }));
+    const r = revbumps.get(e.atom);
+    if (r && e.action === 'keep') {
+      return [{ atom: e.atom, version: r.write!.version, action: 'revbump' as const, newPackage: false, replaces: r.revbump!.replaces, distfiles: e.distfiles }];
+    }
+    return [{ atom: e.atom, version: e.version, action: e.action, newPackage: e.action === 'add' && e.newPackage, distfiles: e.distfiles }];
+  });
 }
 
 function checkLayout(state: OverlayState): void {
@@ -259,6 +292,7 @@ export async function runBump(o: BumpOptions): Promise<BumpResult> {
     );
   }
   const atoms = model.components.map((c) => c.atom);
+  const only = o.packages?.length ? new Set(requirePackageNames(o.packages, atoms, `ROCm ${o.version}`)) : undefined;
 
   // Then the overlay's git state, read-only, and the lock before the overlay is read.
   let identity: Identity | undefined;
@@ -274,7 +308,7 @@ export async function runBump(o: BumpOptions): Promise<BumpResult> {
       await repo.requireClean();
       await refuseIgnoredInputs(repo, atoms);
     }
-    return await bumpLocked(o, { dir, repo, isRepo, model, atoms, requested, identity, session });
+    return await bumpLocked(o, { dir, repo, isRepo, model, atoms, only, requested, identity, session });
   } finally {
     await session?.close();
   }
@@ -292,6 +326,8 @@ interface Context {
   isRepo: boolean;
   model: StackModel;
   atoms: string[];
+  /** The packages named on the command line, if any. */
+  only: ReadonlySet<string> | undefined;
   requested: MaintainerSetting | undefined;
   identity: Identity | undefined;
   session: Session | undefined;
@@ -322,7 +358,8 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
         `it is left as it is: compare it with ${eclassPath} and commit the update if it is older`,
     );
   }
-  const plan = makePlan(model, state, { dropOld: o.dropOld });
+  const plan = makePlan(model, state, { dropOld: o.dropOld, ...(ctx.only ? { only: ctx.only } : {}) });
+  if (plan.newer.length > 0 && !o.allowDowngrade) refuseDowngrade(plan);
   // amdgpu_targets.desc follows the releases the overlay holds after this bump:
   // a target no ebuild offers is pkgcheck's UnusedGlobalUseExpand, a new
   // release's target missing from it an undescribed flag.
@@ -345,6 +382,15 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
   const creating = plan.scaffold.some((s) => s.what === 'repository' && s.action === 'add');
   const identity = ctx.identity ?? (await gitIdentity(isRepo ? dir : await existingParent(dir)).catch(() => undefined));
   const maintainer = chooseMaintainer(state, ctx.requested, creating, identity, model, o.dryRun);
+  // Render every new ebuild, then read what the overlay holds of the planned packages:
+  // revisions to bump, hand edits to carry forward or refuse to lose.
+  const year = currentYear();
+  const adds = plan.entries.filter((e) => e.action === 'add');
+  const rendered = new Map(adds.map((e) => [e.atom, renderEbuild(e.component, model, { year })]));
+  const recordAt = isRepo ? await recordTip(repo) : undefined;
+  const record = isRepo ? await readRecord(repo, recordAt, recordPaths(plan, state)) : new Map<string, string>();
+  const { works, refusals, warnings } = await reconcile({ plan, model, state, record, rendered, year, discardLocal: o.discardLocal ?? false });
+  if (refusals.length > 0) refuseLocalEdits(refusals);
   const result: BumpResult = {
     version: o.version,
     overlay: dir,
@@ -353,33 +399,42 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
     scaffold: plan.scaffold,
     maintainer: { maintainers: maintainer.maintainers, source: maintainer.source },
     evidence: releaseEvidence(model.components),
-    packages: plannedPackages(plan).map((p) => {
+    packages: plannedPackages(plan, works).map((p) => {
       const c = p.action === 'drop' ? undefined : model.byAtom.get(p.atom);
       return c ? { ...p, evidence: c.evidence.level } : p;
     }),
+    changes: works
+      .filter((w) => w.revbump || w.carried || w.discarded.length > 0)
+      .map((w) => ({
+        atom: w.atom,
+        version: w.write?.version ?? w.remove.join(', '),
+        ...(w.revbump ? { revbump: w.revbump } : {}),
+        ...(w.carried ? { carried: w.carried } : {}),
+        discarded: w.discarded,
+        removedFiles: [],
+      })),
+    notes: warnings,
     commits: [],
     distfiles: [],
   };
+  for (const w of warnings) o.warn(w);
   if (o.dryRun) return result;
   if (isRepo) result.branch = (await repo.branch()).replace(/^refs\/heads\//, '');
-  const adds = plan.entries.filter((e) => e.action === 'add');
-  const drops = plan.entries.filter((e) => e.action === 'drop');
   const saveSettings = maintainer.save !== undefined && !creating;
-  if (adds.length === 0 && drops.length === 0 && !creating && !saveSettings && plan.scaffold.every((s) => s.action === 'keep')) return result;
+  if (works.length === 0 && !creating && !saveSettings && plan.scaffold.every((s) => s.action === 'keep')) return result;
 
-  // Render and check every new ebuild before anything is fetched or written.
-  const year = currentYear();
-  const rendered = new Map<string, { ebuild: string; metadata: string }>();
-  for (const e of adds) {
-    rendered.set(e.atom, {
-      ebuild: renderEbuild(e.component, model, { year }),
-      metadata: renderMetadata(e.component, model, { maintainers: maintainer.maintainers }),
-    });
-  }
+  // Check every ebuild this bump writes (generated, or with hand edits merged in) before anything is fetched or written.
+  const writes = works.filter((w) => w.write);
+  const metadata = new Map(
+    writes.filter((w) => !state.packages.get(w.atom)?.hasMetadata).map((w) => [w.atom, renderMetadata(w.component, model, { maintainers: maintainer.maintainers })]),
+  );
   const lints = await lintComponents(
-    adds.map((e) => e.component),
+    writes.map((w) => w.component),
     model,
-    (c) => ({ year, ...rendered.get(c.atom)!, text: rendered.get(c.atom)!.ebuild, tools: { shellcheck: false } }),
+    (c) => {
+      const w = writes.find((x) => x.atom === c.atom)!;
+      return { year, text: w.write!.text, metadata: metadata.get(c.atom) ?? renderMetadata(c, model, { maintainers: maintainer.maintainers }), tools: { shellcheck: false } };
+    },
   );
   const lintProblems: string[] = [];
   for (const lint of lints) {
@@ -393,9 +448,9 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
   }
 
   // Every directory the bump will write to must be writable, before anything is fetched.
-  if (isRepo) await checkWritable(dir, plannedPaths(plan, saveSettings));
+  if (isRepo) await checkWritable(dir, plannedPaths(plan, works, saveSettings));
 
-  const fetched = await ensureAllDistfiles(adds, state, o);
+  const fetched = await ensureAllDistfiles(writes, state, o);
   result.distfiles = fetched.results.map((r) => ({ name: r.name, status: r.status, ...(r.entry ? { size: r.entry.size } : {}) }));
 
   if (!isRepo) {
@@ -410,9 +465,20 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
     // Commits carry the identity git gives in the overlay itself (its config may set one).
     const fresh = isRepo ? undefined : await gitIdentityAndSignatures(dir);
     const signer = fresh?.identity ?? ctx.identity!;
-    const addCommits = adds.map((e) => packageAddCommit(e, state, rendered.get(e.atom)!, fetched.entries, signer));
-    // Drops come after the adds: they start from the Manifests the adds wrote.
-    const afterAdds = withChanges(state, addCommits);
+    const packages = await packageCommits({
+      works,
+      state,
+      model,
+      entries: fetched.entries,
+      metadata,
+      identity: signer,
+      separateDrops: o.separateDrops ?? false,
+    });
+    for (const r of packages.removedFiles) {
+      const change = result.changes.find((c) => c.atom === r.atom);
+      if (change) change.removedFiles = r.files;
+      else result.changes.push({ atom: r.atom, version: works.find((w) => w.atom === r.atom)?.write?.version ?? '', discarded: [], removedFiles: r.files });
+    }
     const scaffold = await scaffoldCommits(plan, model, signer, year, creating ? maintainer.save : undefined);
     // A desc that only loses targets changes after the drops, so that every
     // commit still describes the targets its ebuilds offer.
@@ -420,8 +486,7 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
     const commits = [
       ...scaffold,
       ...(saveSettings ? [settingsCommit(maintainer.save!, signer)] : []),
-      ...addCommits,
-      ...(await packageDropCommits(drops, afterAdds, model, signer)),
+      ...packages.commits,
       ...lateDesc,
     ];
     applyBugTrailers(commits, refs);
@@ -429,18 +494,21 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
     await noteIgnored(repo, commits, o);
 
     const builder = session!.builder!;
+    const recordFiles = writes.map((w) => ({ path: ebuildPath(w.atom, w.write!.version), content: w.write!.generated }));
     const tip = await builder.build(planned, commits, fresh?.signatures ?? (await gitSignatures(dir)), {
       onCommit: (done, total) => o.progress.step(done, total, result.commits[done - 1]!.subject),
+      record: { parent: recordAt, message: `rocm-ebuild: generated for ROCm ${o.version}\n`, files: recordFiles },
     });
     o.progress.done();
     session!.landing = true;
     const branchRef = `refs/heads/${result.branch}`;
+    const recordRef = { ref: RECORD_REF, old: recordAt };
     if (o.commit) {
-      await builder.land(branchRef, planned, tip);
+      await builder.land(branchRef, planned, tip, recordRef);
       result.committed = true;
       result.head = tip;
     } else {
-      await builder.applyToWorktree(branchRef, planned, tip);
+      await builder.applyToWorktree(branchRef, planned, tip, recordRef);
     }
   } finally {
     if (!isRepo) await session?.close();
@@ -454,8 +522,34 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
   return result;
 }
 
+/** A downgrade is refused unless asked for: the overlay holds newer versions of the packages. */
+function refuseDowngrade(plan: Plan): never {
+  const n = plan.newer.length;
+  const shown = plan.newer.slice(0, 5).map((p) => `  ${p.atom}: ${p.versions.join(', ')}`);
+  if (n > 5) shown.push(`  … and ${n - 5} more`);
+  throw new UserError(
+    `the overlay holds versions newer than ${plan.version} of ${n} package${n === 1 ? '' : 's'}; adding ${plan.version} would be a downgrade:\n${shown.join('\n')}\n` +
+      'hint: pass --allow-downgrade to add the older release next to them, or check the version you asked for',
+    ExitCode.invalidInput,
+    { newer: plan.newer },
+  );
+}
+
+/** Ebuilds changed by hand that this bump would lose: refused with the change, and the ways on. */
+function refuseLocalEdits(refusals: Refusal[]): never {
+  const parts = refusals.map((r) => `${r.atom}-${r.version}: ${r.why}${r.diff ? `\n${r.diff.trimEnd().replace(/^/gm, '    ')}` : ''}`);
+  const others = [...new Set(refusals.map((r) => r.atom))];
+  throw new UserError(
+    `${refusals.length === 1 ? 'an ebuild' : `${refusals.length} ebuilds`} changed by hand would be lost; nothing was written:\n${parts.map((p) => `  ${p}`).join('\n')}\n` +
+      `hint: port the change to the stack manifest or by hand, then run again; or pass --discard-local to drop ${refusals.length === 1 ? 'it' : 'them'}; ` +
+      `or name the other packages on the command line to bump them without ${others.join(', ')}`,
+    ExitCode.overlayRefused,
+    { refused: refusals },
+  );
+}
+
 /** The files a plan will write or delete, relative to the overlay. */
-function plannedPaths(plan: Plan, saveSettings: boolean): string[] {
+function plannedPaths(plan: Plan, works: PackageWork[], saveSettings: boolean): string[] {
   const files: string[] = [];
   for (const step of plan.scaffold) {
     if (step.action === 'keep') continue;
@@ -464,10 +558,9 @@ function plannedPaths(plan: Plan, saveSettings: boolean): string[] {
     if (step.what === 'eclass') files.push('eclass/rocm.eclass');
   }
   if (saveSettings) files.push(SETTINGS_FILE);
-  for (const e of plan.entries) {
-    if (e.action === 'keep') continue;
-    const versions = e.action === 'drop' ? (e.versions ?? []) : [e.version];
-    files.push(`${e.atom}/Manifest`, `${e.atom}/metadata.xml`, ...versions.map((v) => `${e.atom}/${e.component.pn}-${v}.ebuild`));
+  for (const w of works) {
+    const versions = [...w.remove, ...(w.write ? [w.write.version] : [])];
+    files.push(`${w.atom}/Manifest`, `${w.atom}/metadata.xml`, ...versions.map((v) => ebuildPath(w.atom, v)));
   }
   return files;
 }
@@ -512,37 +605,20 @@ function settingsCommit(setting: MaintainerSetting, identity: Person): CommitSpe
   };
 }
 
-/** The overlay state as it will be after `commits`, for what the scan records (Manifests, versions). */
-function withChanges(state: OverlayState, commits: CommitSpec[]): OverlayState {
-  const packages = new Map([...state.packages].map(([atom, p]) => [atom, { ...p, versions: [...p.versions] }]));
-  for (const change of commits.flatMap((c) => c.changes)) {
-    const [category, pn, file] = change.path.split('/');
-    if (!category || !pn || !file) continue;
-    const atom = `${category}/${pn}`;
-    const pkg = packages.get(atom) ?? { atom, versions: [], hasMetadata: false, files: [] };
-    packages.set(atom, pkg);
-    if (file === 'Manifest') {
-      if (change.content === null) delete pkg.manifest;
-      else pkg.manifest = change.content.toString();
-    } else if (file === 'metadata.xml') {
-      pkg.hasMetadata = change.content !== null;
-    }
-  }
-  return { ...state, packages };
-}
-
 async function ensureAllDistfiles(
-  adds: PlanEntry[],
+  writes: PackageWork[],
   state: OverlayState,
   o: BumpOptions,
 ): Promise<{ results: DistfileResult[]; entries: Map<string, ManifestEntry> }> {
   const needs = new Map<string, DistfileNeed>();
-  for (const e of adds) {
-    const pkg = state.packages.get(e.atom);
-    const known = pkg?.manifest !== undefined ? parseManifest(pkg.manifest, `${e.atom}/Manifest`) : [];
-    for (const d of e.component.distfiles) {
+  for (const w of writes) {
+    const pkg = state.packages.get(w.atom);
+    const known = pkg?.manifest !== undefined ? parseManifest(pkg.manifest, `${w.atom}/Manifest`) : [];
+    for (const d of w.component.distfiles) {
+      // A revision bump of a release whose distfiles the Manifest already lists needs none of them on disk.
+      if (w.revbump && known.some((k) => k.name === d.name)) continue;
       const need = needs.get(d.name) ?? { name: d.name, urls: d.urls, neededBy: [] };
-      need.neededBy.push({ atom: e.atom, ebuild: `${e.component.pn}-${e.version}.ebuild` });
+      need.neededBy.push({ atom: w.atom, ebuild: `${w.component.pn}-${w.write!.version}.ebuild` });
       const expected = known.find((k) => k.name === d.name);
       if (expected) need.expected = expected;
       needs.set(d.name, need);
@@ -629,53 +705,6 @@ async function scaffoldCommits(
         changes: [{ path: 'eclass/rocm.eclass', content: await readFile(eclassPath, 'utf8') }],
       });
     }
-  }
-  return commits;
-}
-
-function packageAddCommit(
-  e: PlanEntry,
-  state: OverlayState,
-  rendered: { ebuild: string; metadata: string },
-  entries: Map<string, ManifestEntry>,
-  identity: Person,
-): CommitSpec {
-  const own = e.component.distfiles.map((d) => entries.get(d.name)!);
-  return {
-    message: commitMessage(addSummary(e.atom, e.version, e.newPackage), identity),
-    changes: addChanges(e, state.packages.get(e.atom), rendered, own),
-  };
-}
-
-/** Drops: remove old ebuilds and the Manifest lines no remaining version needs. */
-async function packageDropCommits(
-  drops: PlanEntry[],
-  state: OverlayState,
-  model: StackModel,
-  identity: Person,
-): Promise<CommitSpec[]> {
-  const commits: CommitSpec[] = [];
-  for (const e of drops) {
-    const pkg = state.packages.get(e.atom)!;
-    const distfilesAt = async (version: string): Promise<string[] | undefined> => {
-      const release = withoutRevision(version);
-      if (!model.manifest.stack.releases[release]) return undefined;
-      const other = release === model.release.version ? model : await stackFor(model.manifest, release);
-      return resolveComponent(model.manifest, e.component.loaded, other.release)?.distfiles.map((d) => d.name);
-    };
-    const dropped = new Set<string>();
-    for (const v of e.versions ?? []) for (const n of (await distfilesAt(v)) ?? []) dropped.add(n);
-    const remaining = [...pkg.versions.filter((v) => !(e.versions ?? []).includes(v)), model.release.version];
-    for (const v of remaining) {
-      const names = await distfilesAt(v);
-      if (names) for (const n of names) dropped.delete(n);
-      // An ebuild the manifest knows nothing about keeps every entry that names its version.
-      else for (const n of [...dropped]) if (n.includes(withoutRevision(v))) dropped.delete(n);
-    }
-    commits.push({
-      message: commitMessage(dropSummary(e.atom, (e.versions ?? []).map(withoutRevision)), identity),
-      changes: dropChanges(e, pkg, dropped),
-    });
   }
   return commits;
 }

@@ -7,7 +7,8 @@ import { defaultManifestPath } from '../paths.js';
 import { runBump, type BumpResult } from '../bump/run.js';
 import { describeCounts, EVIDENCE_MEANING, levelRank } from '../model/evidence.js';
 import { checkOverlayPath } from '../overlay/paths.js';
-import { createProgress as createDistfileProgress, mirrorsFromEnv, resolveCheckedDistdir } from '../distfiles/index.js';
+import { createProgress as createDistfileProgress } from '../distfiles/index.js';
+import { distfileSettings } from '../portage/distfile-settings.js';
 import { useColor } from '../cli/progress.js';
 import { baseUrlFlag, GITHUB, timeoutMs, treeProvider } from '../cli/upstream-flags.js';
 import { upstreamCacheDir } from '../upstream/sources.js';
@@ -30,10 +31,16 @@ export default class Bump extends BaseCommand {
       'the plan was made: interrupted at any point, even by SIGKILL, the branch is either as before or fully bumped, and the ' +
       'next run finishes or undoes what the interrupted one left in the worktree. Files bump writes are committed even where ' +
       'ignore rules match them. A refused overlay is left as it was.',
-    'Exit codes: 0 done (or nothing to do); 2 invalid manifest, unknown release, bad flags, --overlay or --distdir not a ' +
-      'directory; 3 distfiles missing with --offline (nothing written); 4 overlay refused: dirty worktree, not a git ' +
+    'A release the overlay already holds is rendered again and compared with what was generated for it (bump records that ' +
+      'on the ref refs/rocm-ebuild-generated, outside every commit): a package whose generated text changed gets the next ' +
+      'revision (-r1), replacing the old one in the same commit, with the changed lines in the message; --dry-run shows the diff. ' +
+      'An ebuild changed by hand is never dropped or superseded silently: the change is merged into the new ebuild (reported), ' +
+      'or the bump is refused with the change shown, unless --discard-local. Files in files/ that no remaining ebuild uses are ' +
+      'removed in the same commit. With --drop-old, one commit per package adds the new version and drops the old ones.',
+    'Exit codes: 0 done (or nothing to do); 2 invalid manifest, unknown release or package name, bad flags, a downgrade ' +
+      'without --allow-downgrade, --overlay or --distdir not a directory; 3 distfiles missing with --offline (nothing written); 4 overlay refused: dirty worktree, not a git ' +
       'repository, no git identity, detached HEAD, incompatible layout.conf, another run holds the lock, index.lock present, ' +
-      'ignored files where bump writes, read-only overlay or directory, a Manifest line that cannot be read; 5 a download or verification failed (nothing written; what was fetched ' +
+      'ignored files where bump writes, read-only overlay or directory, a Manifest line that cannot be read, an ebuild changed by hand that would be lost; 5 a download or verification failed (nothing written; what was fetched ' +
       'stays in the distdir); 6 a generated ebuild failed the QA checks (nothing written). With --derive-from: 2 also ' +
       'when the draft does not validate (the draft stays in the manifest to be fixed; no ebuild is generated), 5 when ' +
       "AMD's release manifest cannot be fetched.",
@@ -51,6 +58,14 @@ export default class Bump extends BaseCommand {
     },
     { description: 'Write the files but leave committing to you', command: '<%= config.bin %> <%= command.id %> 6.2.2 --overlay ~/rocm-overlay --no-commit' },
     {
+      description: 'Bump two packages alone; nothing else in the overlay is touched',
+      command: '<%= config.bin %> <%= command.id %> 6.2.4 sci-libs/rocBLAS hip --overlay ~/rocm-overlay',
+    },
+    {
+      description: 'After a manifest fix: regenerate the release the overlay holds; what changed gets a new revision (-r1), shown first',
+      command: '<%= config.bin %> <%= command.id %> 6.2.2 --overlay ~/rocm-overlay --dry-run',
+    },
+    {
       description: 'A release the manifest lacks: draft it from 6.2.2, read the reports, bump if the draft validates',
       command: '<%= config.bin %> <%= command.id %> 6.3.3 --derive-from 6.2.2 --overlay ~/rocm-overlay',
     },
@@ -64,17 +79,19 @@ export default class Bump extends BaseCommand {
     },
   ];
 
+  static override strict = false;
   static override args = {
     version: Args.string({ ignoreStdin: true, description: 'ROCm release, e.g. 6.2.2', required: true }),
+    packages: Args.string({ ignoreStdin: true, description: 'only these packages (category/PN, or PN when one category has it); default: the whole release' }),
   };
 
   static override flags = {
     overlay: Flags.string({ char: 'o', description: 'the overlay (a git repository; created when missing)', required: true, helpValue: 'DIR' }),
     manifest: manifestFlag,
-    distdir: Flags.string({ description: 'where distfiles are found and downloaded to (default: $DISTDIR, else ~/.cache/rocm-ebuild/distfiles)', helpValue: 'DIR' }),
+    distdir: Flags.string({ description: "where distfiles are found and downloaded to (default: $DISTDIR, else Portage's DISTDIR (portageq, or make.conf), else ~/.cache/rocm-ebuild/distfiles)", helpValue: 'DIR' }),
     offline: Flags.boolean({ description: 'do not download: use only what the distdir holds (exit 3 listing what is missing)' }),
     mirror: Flags.string({
-      description: 'a flat mirror tried before upstream as URL/<file> (repeat the flag for more; GENTOO_MIRRORS is honoured too)',
+      description: "a flat mirror tried before upstream as URL/<file> (repeat the flag for more; GENTOO_MIRRORS, from the environment or Portage's configuration, is honoured too)",
       multiple: true,
       multipleNonGreedy: true,
       helpValue: 'URL',
@@ -87,7 +104,10 @@ export default class Bump extends BaseCommand {
     retries: Flags.integer({ description: 'extra attempts of a URL after a transient failure: 5xx, reset, timeout (default 3)', min: 0, max: 20 }),
     jobs: Flags.integer({ char: 'j', description: 'downloads at once', min: 1, max: 64 }),
     'max-size': Flags.integer({ description: 'largest download accepted for a distfile no Manifest lists yet, in MiB (default 4096)', min: 1, helpValue: 'MIB' }),
-    'drop-old': Flags.boolean({ description: "remove the stack's older versions from the overlay, one `drop` commit per package" }),
+    'drop-old': Flags.boolean({ description: "remove the stack's older versions from the overlay, in each package's commit (\"cat/pkg: add 6.3.3, drop 6.2.2\")" }),
+    'separate-drops': Flags.boolean({ description: 'with --drop-old: the drops in commits of their own ("cat/pkg: drop 6.2.2"), after every add' }),
+    'allow-downgrade': Flags.boolean({ description: 'add a release older than versions the overlay holds (refused otherwise)' }),
+    'discard-local': Flags.boolean({ description: 'drop or supersede ebuilds changed by hand even where the change cannot be carried to the new ebuild (refused otherwise, with the change shown)' }),
     'dry-run': Flags.boolean({ char: 'n', description: 'print the plan; change nothing' }),
     'no-commit': Flags.boolean({ description: 'write the changes into the worktree without committing' }),
     'derive-from': Flags.string({
@@ -111,12 +131,15 @@ export default class Bump extends BaseCommand {
   };
 
   async run(): Promise<BumpResult | unknown> {
-    const { args, flags } = await this.parse(Bump);
+    const { args, argv, flags } = await this.parse(Bump);
+    const packages = (argv as string[]).slice(1);
     const json = this.jsonEnabled();
     // A wrong --overlay is one line before any work, drafting a release included.
     await checkOverlayPath(path.resolve(flags.overlay), { create: !flags['dry-run'] });
+    // Where distfiles go: --distdir, DISTDIR (the environment, else Portage's configuration), else the cache.
     // A distdir that can never hold a file is refused before any work (a dry run uses none).
-    if (!flags['dry-run']) await resolveCheckedDistdir(flags.distdir, { offline: flags.offline });
+    const settings = await distfileSettings({ distdir: flags.distdir, mirror: flags.mirror, offline: flags.offline }, { check: !flags['dry-run'] });
+    if (!json) process.stderr.write(`distdir: ${settings.distdir} (${settings.distdirFrom}); mirrors: ${settings.mirrorsFrom}\n`);
     if (flags['derive-from']) {
       // Imported here: the upstream code (and the YAML library it writes drafts with) is 60 ms of loading a plain bump does not need.
       const { deriveForBump } = await import('../upstream/derive.js');
@@ -141,9 +164,13 @@ export default class Bump extends BaseCommand {
       version: args.version,
       overlay: flags.overlay,
       ...(flags.manifest ? { manifest: flags.manifest } : {}),
-      ...(flags.distdir ? { distdir: flags.distdir } : {}),
+      distdir: settings.distdir,
       offline: flags.offline,
       dropOld: flags['drop-old'],
+      ...(packages.length ? { packages } : {}),
+      allowDowngrade: flags['allow-downgrade'],
+      discardLocal: flags['discard-local'],
+      separateDrops: flags['separate-drops'],
       dryRun: flags['dry-run'],
       commit: !flags['no-commit'],
       ...(flags.maintainer !== undefined ? { maintainer: flags.maintainer } : {}),
@@ -151,7 +178,7 @@ export default class Bump extends BaseCommand {
       ...(flags.timeout !== undefined ? { timeoutMs: flags.timeout * 1000 } : {}),
       ...(flags.retries !== undefined ? { retries: flags.retries } : {}),
       ...(flags['max-size'] !== undefined ? { maxSize: flags['max-size'] * 1024 * 1024 } : {}),
-      mirrors: [...(flags.mirror ?? []), ...mirrorsFromEnv()],
+      mirrors: settings.mirrors,
       ...(flags.bug ? { bug: flags.bug } : {}),
       ...(flags.closes ? { closes: flags.closes } : {}),
       progress: createProgress({ quiet: json }),
@@ -186,19 +213,44 @@ export default class Bump extends BaseCommand {
       for (const s of r.scaffold) if (s.action !== 'keep') this.log(`  ${s.action.padEnd(5)} ${s.what === 'repository' ? 'repository scaffolding' : s.what === 'eclass' ? 'eclass/rocm.eclass' : 'profiles/desc/amdgpu_targets.desc'}`);
       for (const p of r.packages) {
         const files = p.distfiles.map((d) => d.name).join(' ');
-        this.log(`  ${p.action.padEnd(5)} ${p.atom}-${p.version}${p.newPackage ? ' (new package)' : ''}${p.action === 'add' && files ? `  [${files}]` : ''}${p.evidence ? `  evidence: ${p.evidence}` : ''}`);
+        const what = p.action === 'revbump' ? `${p.atom}-${p.version} (replaces ${p.replaces})` : `${p.atom}-${p.version}${p.newPackage ? ' (new package)' : ''}`;
+        this.log(`  ${p.action.padEnd(7)} ${what}${p.action === 'add' && files ? `  [${files}]` : ''}${p.evidence ? `  evidence: ${p.evidence}` : ''}`);
       }
+      this.changes(r, true);
     } else if (r.commits.length === 0) {
       this.log(`${r.overlay} already holds ROCm ${r.version}: nothing to do`);
       return;
     } else {
       for (const c of r.commits) this.log(`  ${c.subject}`);
+      this.changes(r, false);
       this.log(
         r.committed
           ? `${r.commits.length} commits on ${r.branch} (${r.head?.slice(0, 12)}); review with: git -C ${r.overlay} log --stat`
           : `${r.commits.length} commits' worth of changes left uncommitted in ${r.overlay} (--no-commit)`,
       );
     }
-    this.log(`${count('add')} to add, ${count('keep')} kept, ${count('drop')} dropped`);
+    this.log(`${count('add')} to add, ${count('revbump')} revision bump${count('revbump') === 1 ? '' : 's'}, ${count('keep')} kept, ${count('drop')} dropped`);
+  }
+
+  /** Revision bumps, carried and discarded hand edits, removed files: with their diffs on a dry run. */
+  private changes(r: BumpResult, diffs: boolean): void {
+    const show = (diff: string) => {
+      if (diffs && diff) this.log(diff.trimEnd().replace(/^/gm, '      '));
+    };
+    for (const c of r.changes) {
+      if (c.revbump) {
+        this.log(`  ${c.atom}-${c.version}: what rocm-ebuild generates for ${c.revbump.replaces} changed; ${c.revbump.replaces} is replaced`);
+        show(c.revbump.diff);
+      }
+      if (c.carried) {
+        this.log(`  ${c.atom}-${c.version}: keeps the changes made by hand to ${c.carried.from}`);
+        show(c.carried.diff);
+      }
+      for (const d of c.discarded) {
+        this.log(`  ${c.atom}-${d.version}: changes made by hand discarded (--discard-local)`);
+        show(d.diff);
+      }
+      if (c.removedFiles.length) this.log(`  ${c.atom}: removed ${c.removedFiles.map((f) => `files/${f}`).join(', ')}: no remaining ebuild uses ${c.removedFiles.length === 1 ? 'it' : 'them'}`);
+    }
   }
 }

@@ -4,7 +4,8 @@ import { BaseCommand } from '../cli/base-command.js';
 import { UserError } from '../cli/errors.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { loadManifestOrFail, manifestFlag } from '../cli/stack.js';
-import { createProgress, describeProblems, mirrorsFromEnv, prewarmHashWorkers, resolveCheckedDistdir } from '../distfiles/index.js';
+import { createProgress, describeProblems, prewarmHashWorkers } from '../distfiles/index.js';
+import { distfileSettings } from '../portage/distfile-settings.js';
 import { ManifestError } from '../manifest/issues.js';
 import { packagesOfEveryRelease, releaseModel } from '../model/resolve.js';
 import { policiesOf } from '../stack-check/index.js';
@@ -44,7 +45,7 @@ export default class ManifestCommand extends BaseCommand {
   static override flags = {
     overlay: Flags.string({ char: 'o', description: 'the overlay', required: true, helpValue: 'DIR' }),
     manifest: manifestFlag,
-    distdir: Flags.string({ description: 'where distfiles are found and downloaded to (default: $DISTDIR, else ~/.cache/rocm-ebuild/distfiles)', helpValue: 'DIR' }),
+    distdir: Flags.string({ description: "where distfiles are found and downloaded to (default: $DISTDIR, else Portage's DISTDIR (portageq, or make.conf), else ~/.cache/rocm-ebuild/distfiles)", helpValue: 'DIR' }),
     offline: Flags.boolean({ description: 'do not download; use only what the distdir holds' }),
     mirror: Flags.string({
       description: 'a flat mirror tried before upstream as URL/<file> (repeat the flag for more; GENTOO_MIRRORS is honoured too)',
@@ -63,7 +64,8 @@ export default class ManifestCommand extends BaseCommand {
     const { argv, flags } = await this.parse(ManifestCommand);
     // This command exists to hash: its workers boot while the manifest loads.
     prewarmHashWorkers();
-    const distdir = await resolveCheckedDistdir(flags.distdir, { offline: flags.offline });
+    const settings = await distfileSettings({ distdir: flags.distdir, mirror: flags.mirror, offline: flags.offline });
+    const distdir = settings.distdir;
     const manifest = await loadManifestOrFail(flags.manifest);
     const policies = await policiesOf(manifest);
     if ('issues' in policies) throw new ManifestError(policies.issues);
@@ -83,7 +85,7 @@ export default class ManifestCommand extends BaseCommand {
     const { packages, distfiles } = await refreshManifests(manifest, policies, state, components, {
       distdir,
       offline: flags.offline,
-      mirrors: [...(flags.mirror ?? []), ...mirrorsFromEnv()],
+      mirrors: settings.mirrors,
       force: flags.force,
       ...(flags.jobs ? { jobs: flags.jobs } : {}),
       ...(flags.timeout !== undefined ? { timeoutMs: flags.timeout * 1000 } : {}),

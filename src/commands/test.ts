@@ -1,3 +1,4 @@
+import { distfileSettings } from '../portage/distfile-settings.js';
 import { Args, Flags } from '#oclif';
 import { BaseCommand } from '../cli/base-command.js';
 import { ExitCode } from '../cli/exit-codes.js';
@@ -62,7 +63,7 @@ same report directory), 6 an atom failed or a container could not proceed, 130 i
     }),
     image: Flags.string({ description: 'Gentoo stage3 image', default: DEFAULT_IMAGE, helpValue: 'IMAGE' }),
     tree: Flags.string({ description: 'the ::gentoo checkout to mount', default: DEFAULT_TREE, helpValue: 'DIR' }),
-    distdir: Flags.string({ description: 'distfiles (default: $DISTDIR, else ~/.cache/rocm-ebuild/distfiles)', helpValue: 'DIR' }),
+    distdir: Flags.string({ description: "distfiles, mounted in the container (default: $DISTDIR, else Portage's DISTDIR (portageq, or make.conf), else ~/.cache/rocm-ebuild/distfiles: the one bump uses)", helpValue: 'DIR' }),
     pkgdir: Flags.string({ description: 'binary packages shared by every container and run (default: ~/.cache/rocm-ebuild/binpkgs)', helpValue: 'DIR' }),
     tests: Flags.string({ description: "test tier: none, smoke (the manifest's tests.smoke), full", options: [...TEST_TIERS], default: 'full' }),
     jobs: Flags.integer({ char: 'j', description: 'MAKEOPTS=-jN in each container (default: the number of CPUs)', min: 1, max: 1024 }),
@@ -113,7 +114,8 @@ same report directory), 6 an atom failed or a container could not proceed, 130 i
         ...(flags.engine ? { engine: flags.engine as EngineName | 'none' } : {}),
         image: flags.image,
         tree: flags.tree,
-        ...(flags.distdir ? { distdir: flags.distdir } : {}),
+        // The distdir bump filled: --distdir, DISTDIR, else Portage's own (portageq, make.conf), else the cache.
+        distdir: (await distfileSettings({ distdir: flags.distdir }, { check: false, mirrors: false })).distdir,
         ...(flags.pkgdir ? { pkgdir: flags.pkgdir } : {}),
         tests: flags.tests as TestTier,
         jobs: flags.jobs ?? defaultJobs(),

@@ -7,9 +7,17 @@ export const SUMMARY_MAX = 69;
  * A commit message as Gentoo's tools expect: summary, blank line, optional
  * body wrapped at 80 columns, blank line, the GLEP 76 sign-off.
  */
-export function commitMessage(summary: string, identity: Person, body?: string): string {
+export function commitMessage(summary: string, identity: Person, body?: string | (string | { verbatim: string[] })[]): string {
   const parts = [summary];
-  if (body) parts.push('', wrap(body, 80));
+  const paragraphs = body === undefined ? [] : typeof body === 'string' ? [body] : body;
+  for (const p of paragraphs) {
+    if (typeof p === 'string') {
+      if (p) parts.push('', wrap(p, 80));
+    } else if (p.verbatim.length > 0) {
+      // Lines shown as they are (changed ebuild lines), each cut to fit the 80 columns.
+      parts.push('', p.verbatim.map((l) => (l.length > 80 ? `${l.slice(0, 79)}…` : l)).join('\n'));
+    }
+  }
   parts.push('', `Signed-off-by: ${identity.name} <${identity.email}>`);
   return `${parts.join('\n')}\n`;
 }
@@ -17,6 +25,18 @@ export function commitMessage(summary: string, identity: Person, body?: string):
 /** "cat/pkg: add 6.2.2" / "cat/pkg: new package, add 6.2.2". */
 export function addSummary(atom: string, version: string, newPackage: boolean): string {
   return `${atom}: ${newPackage ? 'new package, ' : ''}add ${version}`;
+}
+
+/**
+ * One commit for a release move, pkgdev's way: "cat/pkg: add 6.3.3, drop
+ * 6.2.2" (the drop part shortened to a count when the summary would not fit).
+ */
+export function moveSummary(atom: string, added: string, newPackage: boolean, dropped: string[]): string {
+  const add = addSummary(atom, added, newPackage);
+  if (dropped.length === 0) return add;
+  const listed = `${add}, drop ${dropped.join(', ')}`;
+  if (listed.length - atom.length - 2 <= SUMMARY_MAX) return listed;
+  return `${add}, drop ${dropped.length} old versions`;
 }
 
 /** "cat/pkg: drop 6.1.1, 6.1.2", shortened to a count when it would not fit. */

@@ -18,6 +18,15 @@ export interface CommitSpec {
   changes: FileChange[];
 }
 
+/** A commit on the record of generated texts (generated-record.ts), built with the branch's commits. */
+export interface RecordSpec {
+  /** The record's current commit, or undefined for the first. */
+  parent: string | undefined;
+  message: string;
+  /** The texts bump generated, by path. */
+  files: { path: string; content: string }[];
+}
+
 /** Author and committer lines as git writes them: "Name <email> <epoch> <zone>". */
 export interface Signatures {
   author: string;
@@ -63,8 +72,14 @@ export class CommitBuilder {
 
   /** Drop this run's private ref (only if it built one: even a no-op update-ref creates directories in .git). */
   async end(): Promise<void> {
-    if (this.started) await this.repo.raw(['update-ref', '-d', this.stagingRef]).catch(() => undefined);
+    if (!this.started) return;
+    await this.repo.raw(['update-ref', '-d', this.stagingRef]).catch(() => undefined);
+    if (this.recordStaged) await this.repo.raw(['update-ref', '-d', `${this.stagingRef}-record`]).catch(() => undefined);
   }
+
+  /** The record commit the last build() made, if it was given one. */
+  recordTip?: string;
+  private recordStaged = false;
 
   /**
    * Create `commits` on top of `parent` (undefined for a new repository) and
@@ -75,9 +90,12 @@ export class CommitBuilder {
     parent: string | undefined,
     commits: CommitSpec[],
     signatures: Signatures,
-    options: { onCommit?: (done: number, total: number) => void } = {},
+    options: { onCommit?: (done: number, total: number) => void; record?: RecordSpec } = {},
   ): Promise<string> {
     this.started = true;
+    const record = options.record && options.record.files.length > 0 ? options.record : undefined;
+    this.recordStaged = record !== undefined;
+    const tips: string[] = [];
     const child = spawn('git', ['fast-import', '--quiet', '--done'], {
       cwd: this.repo.dir,
       env: gitEnvironment(),
@@ -87,7 +105,6 @@ export class CommitBuilder {
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     let buffered = '';
-    let tip: string | undefined;
     child.stdout.on('data', (d: Buffer) => {
       buffered += d.toString();
       let nl: number;
@@ -96,7 +113,7 @@ export class CommitBuilder {
         buffered = buffered.slice(nl + 1);
         const m = /^progress commit (\d+)$/.exec(line);
         if (m) options.onCommit?.(Number(m[1]), commits.length);
-        else if (/^[0-9a-f]{40,64}$/.test(line)) tip = line;
+        else if (/^[0-9a-f]{40,64}$/.test(line)) tips.push(line);
       }
     });
     const exited = new Promise<number>((resolve, reject) => {
@@ -131,8 +148,17 @@ export class CommitBuilder {
         chunks.push(`progress commit ${i + 1}\n`);
         await write(chunks);
       }
-      // The tip's id on stdout: no rev-parse of the private ref afterwards.
-      await write([`get-mark :${commits.length}\n`, 'done\n']);
+      if (record) {
+        const chunks: (string | Buffer)[] = [
+          `commit ${this.stagingRef}-record\nmark :${commits.length + 1}\nauthor ${signatures.author}\ncommitter ${signatures.committer}\n`,
+          ...data(record.message),
+        ];
+        if (record.parent) chunks.push(`from ${record.parent}\n`);
+        for (const f of record.files) chunks.push(`M 100644 inline ${quotePath(f.path)}\n`, ...data(f.content));
+        await write(chunks);
+      }
+      // The tips' ids on stdout: no rev-parse of the private refs afterwards.
+      await write([`get-mark :${commits.length}\n`, ...(record ? [`get-mark :${commits.length + 1}\n`] : []), 'done\n']);
       child.stdin.end();
     } catch (err) {
       child.kill('SIGKILL');
@@ -141,7 +167,9 @@ export class CommitBuilder {
     }
     const code = await exited;
     if (code !== 0) throw new Error(`git fast-import failed (${code}): ${stderr.trim()}`);
-    if (!tip) throw new Error(`git fast-import did not report the commit it made: ${stderr.trim()}`);
+    const tip = tips[0];
+    if (!tip || (record && !tips[1])) throw new Error(`git fast-import did not report the commits it made: ${stderr.trim()}`);
+    this.recordTip = record ? tips[1] : undefined;
     await this.refuseEmptyCommits(parent, tip);
     return tip;
   }
@@ -175,10 +203,18 @@ export class CommitBuilder {
    * the worktree is updated, so a run killed in between is completed by the
    * next (`recoverInterrupted`).
    */
-  async land(branchRef: string, oldTip: string | undefined, newTip: string): Promise<void> {
+  async land(branchRef: string, oldTip: string | undefined, newTip: string, record?: { ref: string; old: string | undefined }): Promise<void> {
     await writeJournal(this.gitDir, { pid: process.pid, mode: 'commit', branch: branchRef, old: oldTip ?? null, new: newTip });
     try {
-      await this.repo.raw(['update-ref', '-m', 'rocm-ebuild: bump', branchRef, newTip, oldTip ?? '']);
+      if (record && this.recordTip) {
+        // One ref transaction: the record moves with the branch or not at all.
+        const zero = '0'.repeat(newTip.length);
+        await this.repo.raw(['update-ref', '-m', 'rocm-ebuild: bump', '--stdin'], {
+          input: `update ${branchRef} ${newTip} ${oldTip ?? zero}\nupdate ${record.ref} ${this.recordTip} ${record.old ?? zero}\n`,
+        });
+      } else {
+        await this.repo.raw(['update-ref', '-m', 'rocm-ebuild: bump', branchRef, newTip, oldTip ?? '']);
+      }
     } catch (err) {
       await clearJournal(this.gitDir);
       throw new UserError(
@@ -194,6 +230,9 @@ export class CommitBuilder {
     } catch (err) {
       // The worktree could not be written (a directory turned read-only, a full disk): put everything back.
       await this.repo.raw(oldTip ? ['update-ref', branchRef, oldTip, newTip] : ['update-ref', '-d', branchRef, newTip]);
+      if (record && this.recordTip) {
+        await this.repo.raw(record.old ? ['update-ref', record.ref, record.old, this.recordTip] : ['update-ref', '-d', record.ref, this.recordTip]);
+      }
       await settleWorktree(this.repo, this.gitDir, { old: oldTip ?? null, new: newTip }, 'old');
       await clearJournal(this.gitDir);
       throw new UserError(`the worktree could not be updated, so the bump was undone; nothing was changed:\n${gitMessage(err)}`, ExitCode.overlayRefused);
@@ -202,7 +241,7 @@ export class CommitBuilder {
   }
 
   /** Leave the changes of `newTip` in the worktree, uncommitted (--no-commit); the branch and index stay at `oldTip`. */
-  async applyToWorktree(branchRef: string, oldTip: string | undefined, newTip: string): Promise<void> {
+  async applyToWorktree(branchRef: string, oldTip: string | undefined, newTip: string, record?: { ref: string; old: string | undefined }): Promise<void> {
     await writeJournal(this.gitDir, { pid: process.pid, mode: 'worktree', branch: branchRef, old: oldTip ?? null, new: newTip });
     try {
       await refreshIndex(this.repo);
@@ -214,6 +253,8 @@ export class CommitBuilder {
       await clearJournal(this.gitDir);
       throw new UserError(`the worktree could not be updated; nothing was changed:\n${gitMessage(err)}`, ExitCode.overlayRefused);
     }
+    // The texts are in the worktree, generated as recorded: a later bump compares the user's commit of them with this.
+    if (record && this.recordTip) await this.repo.raw(['update-ref', record.ref, this.recordTip, record.old ?? '']);
     await clearJournal(this.gitDir);
   }
 }

@@ -1,39 +1,48 @@
 import { formatManifest, parseManifest, updateManifest, type ManifestEntry } from '../distfiles/index.js';
 import type { FileChange } from '../git/transaction.js';
-import type { PlanEntry } from '../plan/plan.js';
-import type { PackageState } from './scan.js';
+
+/** What one package's commit does to its directory. */
+export interface PackageEdit {
+  atom: string;
+  /** The ebuild written, if any: its version and text. */
+  write?: { version: string; text: string };
+  /** metadata.xml, for a package directory that has none. */
+  metadata?: string;
+  /** Ebuild versions removed. */
+  remove: string[];
+  /** Files under files/ removed (relative to files/). */
+  removeFiles: string[];
+  /** The Manifest as it is before the commit. */
+  manifest: string | undefined;
+  /** DIST lines set (new distfiles of the written ebuild). */
+  entries: ManifestEntry[];
+  /** Distfile names no remaining ebuild needs: their lines go. */
+  unneeded: ReadonlySet<string>;
+}
 
 /**
  * The files one package's commit changes. Nothing else in the overlay is
  * touched: other packages' Manifests stay byte for byte as they were.
  */
-export function addChanges(
-  entry: PlanEntry,
-  state: PackageState | undefined,
-  rendered: { ebuild: string; metadata: string },
-  entries: ManifestEntry[],
-): FileChange[] {
-  const { atom, component } = entry;
-  const changes: FileChange[] = [{ path: `${atom}/${component.pn}-${entry.version}.ebuild`, content: rendered.ebuild }];
-  if (!state?.hasMetadata) changes.push({ path: `${atom}/metadata.xml`, content: rendered.metadata });
-  const old = state?.manifest !== undefined ? parseManifest(state.manifest, `${atom}/Manifest`) : [];
-  const text = formatManifest(updateManifest(old, entries, () => true));
-  changes.push(...manifestChange(atom, state?.manifest, text));
+export function packageChanges(edit: PackageEdit): FileChange[] {
+  const { atom } = edit;
+  const pn = atom.split('/')[1]!;
+  const changes: FileChange[] = [];
+  if (edit.write) changes.push({ path: `${atom}/${pn}-${edit.write.version}.ebuild`, content: edit.write.text });
+  for (const v of edit.remove) changes.push({ path: `${atom}/${pn}-${v}.ebuild`, content: null });
+  for (const f of edit.removeFiles) changes.push({ path: `${atom}/files/${f}`, content: null });
+  if (edit.metadata !== undefined) changes.push({ path: `${atom}/metadata.xml`, content: edit.metadata });
+  const old = edit.manifest !== undefined ? parseManifest(edit.manifest, `${atom}/Manifest`) : [];
+  const text = formatManifest(updateManifest(old, edit.entries, (name) => !edit.unneeded.has(name)));
+  changes.push(...manifestChange(atom, edit.manifest, text));
   return changes;
 }
 
-/** Remove old ebuilds and the Manifest lines only they needed. */
-export function dropChanges(entry: PlanEntry, state: PackageState, unneeded: Set<string>): FileChange[] {
-  const changes: FileChange[] = (entry.versions ?? []).map((v) => ({
-    path: `${entry.atom}/${entry.component.pn}-${v}.ebuild`,
-    content: null,
-  }));
-  if (state.manifest !== undefined) {
-    const old = parseManifest(state.manifest, `${entry.atom}/Manifest`);
-    const text = formatManifest(updateManifest(old, [], (name) => !unneeded.has(name)));
-    changes.push(...manifestChange(entry.atom, state.manifest, text));
-  }
-  return changes;
+/** The Manifest text after `changes`, for the next commit of the same package. */
+export function manifestAfter(atom: string, before: string | undefined, changes: FileChange[]): string | undefined {
+  const c = changes.find((x) => x.path === `${atom}/Manifest`);
+  if (!c) return before;
+  return c.content === null ? undefined : c.content.toString();
 }
 
 function manifestChange(atom: string, before: string | undefined, after: string): FileChange[] {

@@ -115,3 +115,65 @@ export async function scanOverlay(dir: string, atoms: readonly string[]): Promis
   }
   return state;
 }
+
+/** An ebuild's text as the worktree holds it (the bump checked it is clean: the same as HEAD's). */
+export function readEbuild(dir: string, atom: string, version: string): string {
+  const pn = atom.split('/')[1]!;
+  return readFileSync(path.join(dir, atom, `${pn}-${version}.ebuild`), 'utf8');
+}
+
+/** Every file under a package's files/, as paths relative to it ("a.patch", "sub/b.patch"), sorted. */
+export function packageFiles(dir: string, atom: string): string[] {
+  const out: string[] = [];
+  const walk = (rel: string) => {
+    let entries;
+    try {
+      entries = readdirSync(path.join(dir, atom, 'files', rel), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const p = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(p);
+      else out.push(p);
+    }
+  };
+  walk('');
+  return out.sort();
+}
+
+/** Top-level directories of an ebuild repository that are not categories. */
+const NOT_CATEGORIES = new Set(['eclass', 'profiles', 'metadata', 'licenses', 'scripts', 'distfiles', 'packages']);
+
+/**
+ * Every package directory of the overlay (category/PN holding an ebuild), as
+ * pkgdev and pkgcheck see a repository: categories are the top-level
+ * directories with a dash in their name, or "virtual".
+ */
+export function overlayPackages(dir: string): string[] {
+  const out: string[] = [];
+  let top: string[];
+  try {
+    top = readdirSync(dir);
+  } catch {
+    return out;
+  }
+  for (const category of top.sort()) {
+    if (NOT_CATEGORIES.has(category) || category.startsWith('.') || !(category.includes('-') || category === 'virtual')) continue;
+    let names: string[];
+    try {
+      if (!statSync(path.join(dir, category)).isDirectory()) continue;
+      names = readdirSync(path.join(dir, category));
+    } catch {
+      continue;
+    }
+    for (const pn of names.sort()) {
+      try {
+        if (readdirSync(path.join(dir, category, pn)).some((f) => f.startsWith(`${pn}-`) && f.endsWith('.ebuild'))) out.push(`${category}/${pn}`);
+      } catch {
+        // not a directory
+      }
+    }
+  }
+  return out;
+}

@@ -2,7 +2,8 @@ import type { ResolvedComponent, StackModel } from '../model/resolve.js';
 import { compareVersions, withoutRevision } from '../model/version.js';
 import { buildGraph } from './graph.js';
 
-export type Action = 'add' | 'keep' | 'drop';
+/** revbump: the release is present, but what bump writes for it changed: the next revision replaces it. */
+export type Action = 'add' | 'keep' | 'drop' | 'revbump';
 
 export interface PlanEntry {
   atom: string;
@@ -10,7 +11,7 @@ export interface PlanEntry {
   action: Action;
   /** add: the package directory does not exist yet. */
   newPackage: boolean;
-  /** drop: the ebuild versions removed (with -rN). */
+  /** drop: the ebuild versions removed (with -rN); revbump: the revision it replaces. */
   versions?: string[];
   distfiles: { name: string; urls: string[]; when?: string }[];
   component: ResolvedComponent;
@@ -31,6 +32,8 @@ export interface Plan {
   scaffold: ScaffoldStep[];
   /** Adds and keeps in build order, then drops in reverse build order. */
   entries: PlanEntry[];
+  /** Packages holding versions newer than the release (a downgrade), newest first per package. */
+  newer: { atom: string; versions: string[] }[];
 }
 
 /**
@@ -47,6 +50,8 @@ export interface OverlayView {
 
 export interface PlanOptions {
   dropOld: boolean;
+  /** Only these packages (atoms of the release), when the command line names some. */
+  only?: ReadonlySet<string>;
 }
 
 /**
@@ -62,9 +67,17 @@ export function makePlan(model: StackModel, overlay: OverlayView, options: PlanO
   const drops: PlanEntry[] = [];
   // The releases the overlay will hold: what amdgpu_targets.desc must describe.
   const releases = new Set([version]);
+  const newer: Plan['newer'] = [];
   for (const atom of graph.order) {
     const c = model.byAtom.get(atom)!;
     const state = overlay.packages.get(atom);
+    if (options.only && !options.only.has(atom)) {
+      // A package left out keeps its versions, and amdgpu_targets.desc keeps describing them.
+      for (const v of state?.versions ?? []) releases.add(withoutRevision(v));
+      continue;
+    }
+    const later = (state?.versions ?? []).filter((v) => v !== '9999' && compareVersions(withoutRevision(v), version) > 0);
+    if (later.length > 0) newer.push({ atom, versions: later.reverse() });
     const present = state?.versions.some((v) => withoutRevision(v) === version) ?? false;
     entries.push({
       atom,
@@ -91,6 +104,7 @@ export function makePlan(model: StackModel, overlay: OverlayView, options: PlanO
     },
     { what: 'eclass', action: overlay.eclass !== undefined ? 'keep' : 'add' },
   ];
-  return { version, order: graph.order, scaffold, entries: [...entries, ...drops.reverse()] };
+  const order = options.only ? graph.order.filter((a) => options.only!.has(a)) : graph.order;
+  return { version, order, scaffold, entries: [...entries, ...drops.reverse()], newer };
 }
 

@@ -282,11 +282,11 @@ describe('rocm-ebuild bump (the full 6.2 stack into real git repositories)', fun
   });
 
   describe('--drop-old', () => {
-    it('adds the release, then drops older versions consumers first, with the Manifest lines only they needed', async () => {
+    it('--separate-drops: adds the release, then drops older versions consumers first, with the Manifest lines only they needed', async () => {
       const overlay = path.join(work, 'drop');
       assert.equal((await bump(['6.2.0', '--overlay', overlay])).code, 0);
       const start = (await log(overlay)).length;
-      const r = await bump(['6.2.2', '--overlay', overlay, '--drop-old']);
+      const r = await bump(['6.2.2', '--overlay', overlay, '--drop-old', '--separate-drops']);
       assert.equal(r.code, 0, r.stderr);
       const subjects = (await log(overlay)).slice(start);
       const plan = plans.get('6.2.2')!;
@@ -316,7 +316,7 @@ describe('rocm-ebuild bump (the full 6.2 stack into real git repositories)', fun
       result = await bump(['6.3.3', '--overlay', overlay, '--drop-old']);
     });
 
-    it('warns that 6.3.3 has packages without evidence, adds every package in build order, new ones as new packages, then drops 6.2.2 consumers first', async () => {
+    it('warns that 6.3.3 has packages without evidence, moves every package in build order in one commit each (pkgdev: "add 6.3.3, drop 6.2.2"), new ones as new packages', async () => {
       assert.equal(result.code, 0, result.stderr);
       assert.match(result.stderr.replace(/\s*›\s*/g, ' '), /ROCm 6\.3\.3's evidence is none \(\d+ none/);
       const subjects = (await log(overlay)).slice(start);
@@ -326,9 +326,8 @@ describe('rocm-ebuild bump (the full 6.2 stack into real git repositories)', fun
       // AMD's 6.3 adds hipBLAS-common (needed from 6.3.0) and rocJPEG; nothing of 6.2.2 disappears.
       assert.deepEqual(fresh.sort(), ['media-libs/rocJPEG', 'sci-libs/hipBLAS-common']);
       assert.ok([...had].every((atom) => plan.packages.some((p) => p.atom === atom)));
-      const adds = plan.packages.map((p) => (had.has(p.atom) ? `${p.atom}: add 6.3.3` : `${p.atom}: new package, add 6.3.3`));
-      const drops = plan.packages.filter((p) => had.has(p.atom)).map((p) => `${p.atom}: drop 6.2.2`).reverse();
-      assert.deepEqual(subjects, [...adds, ...drops]);
+      const moves = plan.packages.map((p) => (had.has(p.atom) ? `${p.atom}: add 6.3.3, drop 6.2.2` : `${p.atom}: new package, add 6.3.3`));
+      assert.deepEqual(subjects, moves);
       const order = plan.packages.map((p) => p.atom);
       assert.ok(order.indexOf('sci-libs/hipBLAS-common') < order.indexOf('sci-libs/hipBLASLt'));
       assert.ok(order.indexOf('sci-libs/hipBLAS-common') < order.indexOf('sci-libs/hipBLAS'));
@@ -339,7 +338,7 @@ describe('rocm-ebuild bump (the full 6.2 stack into real git repositories)', fun
       const r = await runCli(['graph', '--version', '6.3.3', '--json'], { home });
       const graph = JSON.parse(r.stdout) as { edges: { from: string; to: string; testOnly: boolean }[] };
       const subjects = (await log(overlay)).slice(start);
-      const added = new Map(subjects.filter((s) => s.endsWith(' 6.3.3')).map((s, i) => [s.split(':')[0]!, i]));
+      const added = new Map(subjects.filter((s) => /\badd 6\.3\.3\b/.test(s)).map((s, i) => [s.split(':')[0]!, i]));
       for (const e of graph.edges.filter((x) => !x.testOnly)) {
         assert.ok(added.get(e.to)! < added.get(e.from)!, `${e.from} committed before its dependency ${e.to}`);
       }

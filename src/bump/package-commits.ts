@@ -1,0 +1,189 @@
+import type { ManifestEntry } from '../distfiles/index.js';
+import { filesUsed, isUsed, type FilesUse } from '../ebuild/files-dir.js';
+import { srcUriEntries, Unevaluable } from '../ebuild/src-uri.js';
+import { ebuildVars } from '../ebuild/vars.js';
+import { addSummary, commitMessage, dropSummary, moveSummary } from '../git/messages.js';
+import type { Person } from '../git/repo.js';
+import { changedLines } from '../git/text-merge.js';
+import type { CommitSpec } from '../git/transaction.js';
+import type { StackModel } from '../model/resolve.js';
+import { compareVersions, withoutRevision } from '../model/version.js';
+import { manifestAfter, packageChanges } from '../overlay/changes.js';
+import { packageFiles, readEbuild, type OverlayState } from '../overlay/scan.js';
+import { stackFor } from '../stack-check/index.js';
+import type { PackageWork } from './reconcile.js';
+
+/**
+ * The commits of the packages' work. By default one commit per package, as
+ * pkgdev makes a release move: "cat/pkg: add 6.3.3, drop 6.2.2", in build
+ * order. `separateDrops` keeps the older form: every add first, then one
+ * drop commit per package, consumers first. Each commit also removes the
+ * files/ entries no remaining ebuild of the package uses, and says so.
+ */
+export interface CommitInput {
+  works: PackageWork[];
+  state: OverlayState;
+  model: StackModel;
+  /** Hashed distfiles, by name. */
+  entries: ReadonlyMap<string, ManifestEntry>;
+  /** metadata.xml of packages that have none, by atom. */
+  metadata: ReadonlyMap<string, string>;
+  identity: Person;
+  separateDrops: boolean;
+}
+
+export interface PackageCommits {
+  commits: CommitSpec[];
+  /** What each commit removed from files/, for the report. */
+  removedFiles: { atom: string; files: string[] }[];
+}
+
+export async function packageCommits(input: CommitInput): Promise<PackageCommits> {
+  const { state, model, identity } = input;
+  const first: CommitSpec[] = [];
+  const later: CommitSpec[] = [];
+  const removedFiles: PackageCommits['removedFiles'] = [];
+  const models = new Map<string, Promise<StackModel | undefined>>();
+  const modelOf = (release: string) => {
+    let m = models.get(release);
+    if (!m) {
+      m = release === model.release.version ? Promise.resolve(model) : model.manifest.stack.releases[release] ? stackFor(model.manifest, release) : Promise.resolve(undefined);
+      models.set(release, m);
+    }
+    return m;
+  };
+
+  for (const work of input.works) {
+    const { atom } = work;
+    const pkg = state.packages.get(atom);
+    const present = pkg?.versions ?? [];
+    const textOf = (v: string) => (work.write && v === work.write.version ? work.write.text : readEbuild(state.dir, atom, v));
+    /** Distfile names an ebuild needs: the manifest's for a release it knows, else its own SRC_URI; undefined when neither tells. */
+    const namesOf = async (v: string): Promise<string[] | undefined> => {
+      const other = await modelOf(withoutRevision(v));
+      const c = other?.byAtom.get(atom);
+      if (c) return c.distfiles.map((d) => d.name);
+      try {
+        const [category, pn] = atom.split('/') as [string, string];
+        return srcUriEntries(await ebuildVars(textOf(v)), { category, pn, version: v }).map((s) => s.name);
+      } catch (err) {
+        if (err instanceof Unevaluable) return undefined;
+        throw err;
+      }
+    };
+    const unneededAfter = async (removed: string[], remaining: string[]): Promise<Set<string>> => {
+      const gone = new Set<string>();
+      for (const v of removed) for (const n of (await namesOf(v)) ?? []) gone.add(n);
+      for (const v of remaining) {
+        const names = await namesOf(v);
+        if (!names) return new Set(); // an ebuild whose distfiles cannot be told keeps every line
+        for (const n of names) gone.delete(n);
+      }
+      return gone;
+    };
+    const unusedFiles = async (remaining: string[]): Promise<string[]> => {
+      const files = packageFiles(state.dir, atom);
+      if (files.length === 0) return [];
+      const [category, pn] = atom.split('/') as [string, string];
+      const uses: FilesUse[] = [];
+      for (const v of remaining) {
+        const text = textOf(v);
+        const use = filesUsed(text, await ebuildVars(text), { category, pn, version: v });
+        if (use.kind === 'all') return [];
+        uses.push(use);
+      }
+      return files.filter((f) => !uses.some((u) => isUsed(f, u)));
+    };
+    const own = work.write ? work.component.distfiles.map((d) => input.entries.get(d.name)).filter((e): e is ManifestEntry => e !== undefined) : [];
+    const metadata = work.write ? input.metadata.get(atom) : undefined;
+    const newPackage = present.length === 0;
+
+    if (!input.separateDrops || work.remove.length === 0 || !work.write) {
+      // One commit: the new ebuild (if any), every removal, the Manifest after both, files/ cleaned.
+      const remaining = [...present.filter((v) => !work.remove.includes(v)), ...(work.write ? [work.write.version] : [])].sort(compareVersions);
+      const unneeded = await unneededAfter(work.remove, remaining);
+      const removeFiles = work.remove.length > 0 ? await unusedFiles(remaining) : [];
+      const changes = packageChanges({
+        atom,
+        ...(work.write ? { write: work.write } : {}),
+        ...(metadata !== undefined ? { metadata } : {}),
+        remove: work.remove,
+        removeFiles,
+        manifest: pkg?.manifest,
+        entries: own,
+        unneeded,
+      });
+      if (removeFiles.length) removedFiles.push({ atom, files: removeFiles });
+      const spec = { message: message(work, newPackage, work.remove, removeFiles, identity), changes };
+      (work.write ? first : later).push(spec);
+      continue;
+    }
+    // --separate-drops: the add (a revision bump still replaces its revision in the same commit), then the drops.
+    const superseded = work.revbump ? [work.revbump.replaces] : [];
+    const dropped = work.remove.filter((v) => !superseded.includes(v));
+    const afterAdd = [...present.filter((v) => !superseded.includes(v)), work.write.version].sort(compareVersions);
+    const addUnneeded = await unneededAfter(superseded, afterAdd);
+    const addFiles = superseded.length > 0 ? await unusedFiles(afterAdd) : [];
+    const addChanges = packageChanges({
+      atom,
+      write: work.write,
+      ...(metadata !== undefined ? { metadata } : {}),
+      remove: superseded,
+      removeFiles: addFiles,
+      manifest: pkg?.manifest,
+      entries: own,
+      unneeded: addUnneeded,
+    });
+    first.push({ message: message({ ...work, discarded: work.discarded.filter((d) => superseded.includes(d.version)) }, newPackage, superseded, addFiles, identity), changes: addChanges });
+    const remaining = afterAdd.filter((v) => !dropped.includes(v));
+    const dropFiles = (await unusedFiles(remaining)).filter((f) => !addFiles.includes(f));
+    const dropChanges = packageChanges({
+      atom,
+      remove: dropped,
+      removeFiles: dropFiles,
+      manifest: manifestAfter(atom, pkg?.manifest, addChanges),
+      entries: [],
+      unneeded: await unneededAfter(dropped, remaining),
+    });
+    if (addFiles.length || dropFiles.length) removedFiles.push({ atom, files: [...addFiles, ...dropFiles] });
+    const dropWork: PackageWork = { atom, component: work.component, discarded: work.discarded.filter((d) => dropped.includes(d.version)), remove: dropped };
+    later.push({ message: message(dropWork, false, dropped, dropFiles, identity), changes: dropChanges });
+  }
+  // Drops after every add, consumers first, so that no commit removes what a later one's ebuilds still need.
+  return { commits: [...first, ...later.reverse()], removedFiles };
+}
+
+/** Changed lines of a diff for a commit body: "- old" / "+ new", at most `max` of them. */
+export function bodyLines(diff: string, max = 12): string[] {
+  const { added, removed } = changedLines(diff);
+  const lines = [...removed.map((l) => `- ${l.trim()}`), ...added.map((l) => `+ ${l.trim()}`)].filter((l) => l.length > 2 && !/^[-+] # Copyright /.test(l));
+  if (lines.length <= max) return lines.map((l) => `  ${l}`);
+  return [...lines.slice(0, max - 1).map((l) => `  ${l}`), `  … and ${lines.length - max + 1} more changed lines`];
+}
+
+function message(work: PackageWork, newPackage: boolean, removed: string[], removeFiles: string[], identity: Person): string {
+  const { atom } = work;
+  const superseded = work.revbump?.replaces;
+  const others = removed.filter((v) => v !== superseded).map(withoutRevision);
+  let summary: string;
+  if (!work.write) summary = dropSummary(atom, removed.map(withoutRevision));
+  else if (work.revbump) summary = others.length ? moveSummary(atom, work.write.version, false, others) : addSummary(atom, work.write.version, false);
+  else summary = moveSummary(atom, work.write.version, newPackage, [...new Set(others)]);
+  const body: (string | { verbatim: string[] })[] = [];
+  if (work.revbump && work.write) {
+    body.push(
+      `What rocm-ebuild generates for ${withoutRevision(work.write.version)} changed since ${superseded} was written (the stack manifest or its templates), so it gets a new revision; ${superseded} is dropped, superseded by it. Changed lines:`,
+      { verbatim: bodyLines(work.revbump.diff) },
+    );
+  }
+  if (work.carried && work.write) {
+    body.push(`Keeps the changes made by hand to ${work.carried.from}, merged into the generated text:`, { verbatim: bodyLines(work.carried.diff) });
+  }
+  for (const d of work.discarded) {
+    body.push(`Drops the changes made by hand to ${d.version} (--discard-local):`, { verbatim: bodyLines(d.diff) });
+  }
+  if (removeFiles.length > 0) {
+    body.push(`No remaining ebuild uses ${removeFiles.map((f) => `files/${f}`).join(', ')}; removed.`);
+  }
+  return commitMessage(summary, identity, body);
+}

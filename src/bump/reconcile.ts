@@ -1,0 +1,202 @@
+import { unifiedDiff } from '../git/text-merge.js';
+import { compareVersions, withoutRevision } from '../model/version.js';
+import type { ResolvedComponent, StackModel } from '../model/resolve.js';
+import { readEbuild, type OverlayState } from '../overlay/scan.js';
+import type { Plan, PlanEntry } from '../plan/plan.js';
+import { renderEbuild } from '../render/index.js';
+import { stackFor } from '../stack-check/index.js';
+import { carryForward, copyrightYear, localState, sameButYear, type LocalState } from './local-edits.js';
+
+/**
+ * What each package's commit writes, once the overlay's own ebuilds are read:
+ * a release the overlay already holds is rendered again and compared with
+ * what was generated for it, and gets the next revision when that changed;
+ * a new version starts from the previous one's hand edits, merged in; an
+ * ebuild about to be dropped or superseded is never thrown away with changes
+ * a maintainer made to it, unless told to (--discard-local).
+ */
+
+export interface PackageWork {
+  atom: string;
+  component: ResolvedComponent;
+  /** The add or revbump entry of the plan (undefined: the package only loses versions). */
+  entry?: PlanEntry;
+  /** The ebuild this commit writes. */
+  write?: {
+    version: string;
+    /** What is committed: the generated text, with carried hand edits merged in. */
+    text: string;
+    /** What rocm-ebuild generated, for the record. */
+    generated: string;
+  };
+  /** A revision bump: the revision it replaces, and what changed in the generated text. */
+  revbump?: { replaces: string; diff: string };
+  /** Hand edits of an older ebuild merged into the new text. */
+  carried?: { from: string; diff: string };
+  /** Hand edits dropped on --discard-local. */
+  discarded: { version: string; diff: string }[];
+  /** Ebuild versions removed (dropped, or superseded by the new revision). */
+  remove: string[];
+}
+
+export interface Refusal {
+  atom: string;
+  version: string;
+  why: string;
+  diff: string;
+}
+
+export interface Reconciled {
+  works: PackageWork[];
+  refusals: Refusal[];
+  warnings: string[];
+}
+
+export interface ReconcileInput {
+  plan: Plan;
+  model: StackModel;
+  state: OverlayState;
+  /** Generated texts by path, from the record. */
+  record: ReadonlyMap<string, string>;
+  /** The rendered text of each add, by atom. */
+  rendered: ReadonlyMap<string, string>;
+  year: number;
+  discardLocal: boolean;
+}
+
+/** "6.2.2" → "6.2.2-r1", "6.2.2-r1" → "6.2.2-r2". */
+export function nextRevision(version: string): string {
+  const m = /^(.*?)(?:-r(\d+))?$/.exec(version)!;
+  return `${m[1]}-r${Number(m[2] ?? 0) + 1}`;
+}
+
+export function ebuildPath(atom: string, version: string): string {
+  return `${atom}/${atom.split('/')[1]}-${version}.ebuild`;
+}
+
+/** The record paths a reconcile may read: every ebuild of the planned packages. */
+export function recordPaths(plan: Plan, state: OverlayState): string[] {
+  const atoms = new Set(plan.entries.map((e) => e.atom));
+  return [...atoms].flatMap((atom) => (state.packages.get(atom)?.versions ?? []).map((v) => ebuildPath(atom, v)));
+}
+
+export async function reconcile(input: ReconcileInput): Promise<Reconciled> {
+  const { plan, model, state, record, year } = input;
+  const works: PackageWork[] = [];
+  const refusals: Refusal[] = [];
+  const warnings: string[] = [];
+  const unknownSources: string[] = [];
+  const models = new Map<string, Promise<StackModel | undefined>>();
+  const modelOf = (release: string) => {
+    let m = models.get(release);
+    if (!m) {
+      m = release === model.release.version ? Promise.resolve(model) : model.manifest.stack.releases[release] ? stackFor(model.manifest, release) : Promise.resolve(undefined);
+      models.set(release, m);
+    }
+    return m;
+  };
+  /** What the manifest generates now for `version`'s release, with the committed text's year. */
+  const regenerate = async (atom: string, version: string, committed: string): Promise<string | undefined> => {
+    const other = await modelOf(withoutRevision(version));
+    const c = other?.byAtom.get(atom);
+    return c && other ? renderEbuild(c, other, { year: copyrightYear(committed) ?? year }) : undefined;
+  };
+  const stateOf = async (atom: string, version: string): Promise<{ committed: string; state: LocalState; regenerated: string | undefined }> => {
+    const committed = readEbuild(state.dir, atom, version);
+    const regenerated = await regenerate(atom, version, committed);
+    return { committed, regenerated, state: await localState(committed, record.get(ebuildPath(atom, version)), regenerated, ebuildPath(atom, version)) };
+  };
+
+  for (const atom of new Set(plan.entries.map((e) => e.atom))) {
+    const entry = plan.entries.find((e) => e.atom === atom && e.action !== 'drop');
+    const drop = plan.entries.find((e) => e.atom === atom && e.action === 'drop');
+    const component = (entry ?? drop)!.component;
+    const present = state.packages.get(atom)?.versions ?? [];
+    const work: PackageWork = { atom, component, discarded: [], remove: [...(drop?.versions ?? [])] };
+    const release = plan.version;
+    const next = () => renderEbuild(component, model, { year });
+    /** Local edits that cannot go along: refused, or dropped on --discard-local. */
+    const cannotCarry = (version: string, why: string, diff: string) => {
+      if (input.discardLocal) work.discarded.push({ version, diff });
+      else refusals.push({ atom, version, why, diff });
+    };
+    let carriedFrom: string | undefined;
+
+    if (entry?.action === 'keep') {
+      const latest = present.filter((v) => withoutRevision(v) === release).sort(compareVersions).at(-1)!;
+      const { committed, regenerated, state: local } = await stateOf(atom, latest);
+      const recorded = record.get(ebuildPath(atom, latest));
+      const changed = regenerated !== undefined && (recorded !== undefined ? !sameButYear(regenerated, recorded) : local.kind !== 'none');
+      if (changed) {
+        const generated = next();
+        const version = nextRevision(latest);
+        const diff = await unifiedDiff(recorded ?? committed, regenerated!, { before: ebuildPath(atom, latest), after: ebuildPath(atom, version) });
+        work.entry = { ...entry, action: 'revbump', version, versions: [latest] };
+        work.revbump = { replaces: latest, diff };
+        work.remove.push(latest);
+        if (local.kind === 'none') {
+          work.write = { version, text: generated, generated };
+        } else if (local.kind === 'edited') {
+          const merged = await carryForward(local, committed, generated, { from: latest, to: version });
+          if (merged.conflicts === 0) {
+            work.write = { version, text: merged.text, generated };
+            work.carried = { from: latest, diff: local.diff };
+          } else {
+            work.write = { version, text: generated, generated };
+            cannotCarry(latest, `changed by hand, and the change conflicts with what rocm-ebuild now generates (${merged.conflicts} conflict${merged.conflicts === 1 ? '' : 's'})`, local.diff);
+          }
+        } else {
+          work.write = { version, text: generated, generated };
+          cannotCarry(latest, local.why, local.diff);
+        }
+      }
+    } else if (entry?.action === 'add') {
+      const generated = input.rendered.get(atom) ?? next();
+      work.entry = entry;
+      work.write = { version: release, text: generated, generated };
+      // A new version starts from the newest older one, as a maintainer copying the ebuild would.
+      const source = present.filter((v) => v !== '9999' && compareVersions(withoutRevision(v), release) < 0).sort(compareVersions).at(-1);
+      if (source) {
+        const dropped = work.remove.includes(source);
+        const { committed, state: local } = await stateOf(atom, source);
+        if (local.kind === 'edited') {
+          const merged = await carryForward(local, committed, generated, { from: source, to: release });
+          if (merged.conflicts === 0) {
+            work.write.text = merged.text;
+            work.carried = { from: source, diff: local.diff };
+            carriedFrom = source;
+          } else if (dropped) {
+            cannotCarry(source, `changed by hand, and the change does not apply to ${release} (${merged.conflicts} conflict${merged.conflicts === 1 ? '' : 's'})`, local.diff);
+            carriedFrom = source;
+          } else {
+            warnings.push(`${atom}-${source} was changed by hand, and the change does not apply to ${release} (${merged.conflicts} conflict${merged.conflicts === 1 ? '' : 's'}): ${release} is added as generated, ${source} stays; port the change by hand:\n${indent(local.diff)}`);
+          }
+        } else if (local.kind === 'unknown') {
+          if (dropped) {
+            cannotCarry(source, local.why, local.diff);
+            carriedFrom = source;
+          } else unknownSources.push(`${atom}-${source}`);
+        }
+      }
+    }
+    // Versions dropped whose changes went nowhere.
+    for (const v of drop?.versions ?? []) {
+      if (v === carriedFrom) continue;
+      const { state: local } = await stateOf(atom, v);
+      if (local.kind === 'edited') cannotCarry(v, `changed by hand; --drop-old would drop it, and the change is carried to no newer ebuild`, local.diff);
+      else if (local.kind === 'unknown') cannotCarry(v, local.why, local.diff);
+    }
+    if (work.write || work.remove.length > 0) works.push(work);
+  }
+  if (unknownSources.length > 0) {
+    warnings.push(
+      `no record of what rocm-ebuild generated for ${unknownSources.length === 1 ? unknownSources[0] : `${unknownSources.length} ebuilds (${unknownSources.slice(0, 3).join(', ')}${unknownSources.length > 3 ? ', …' : ''})`}, ` +
+        'and they differ from what it generates now: if they were changed by hand, the new versions do not have those changes (they stay in the older ebuilds)',
+    );
+  }
+  return { works, refusals, warnings };
+}
+
+function indent(text: string): string {
+  return text.trimEnd().replace(/^/gm, '    ');
+}
