@@ -7,9 +7,11 @@ import { UserError } from '../cli/errors.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { loadManifestOrFail, manifestFlag, stackFor } from '../cli/stack.js';
 import { lintComponent, lintComponents, type ComponentLint } from '../lint/component.js';
-import { hasTool } from '../lint/external-tools.js';
-import { failing, formatText, KEYWORDS } from '../lint/index.js';
-import { scanOverlay } from '../overlay/scan.js';
+import { bashSyntaxAll, hasTool, shellcheckAll } from '../lint/external-tools.js';
+import { failing, formatText, KEYWORDS, lintEbuild } from '../lint/index.js';
+import { overlayPackages, scanOverlay } from '../overlay/scan.js';
+import { requirePackageNames } from '../model/package-names.js';
+import { currentYear } from '../render/index.js';
 import { compareVersions, withoutRevision } from '../model/version.js';
 import { knownReleases, resolveComponent, type ResolvedComponent, type StackModel } from '../model/resolve.js';
 import { checkOverlayPath } from '../overlay/paths.js';
@@ -19,7 +21,9 @@ export default class Lint extends BaseCommand {
   static override summary = 'Check ebuilds the way pkgcheck and a Gentoo reviewer would';
   static override description =
     'Without --overlay, renders every package of the release and checks it; with --overlay, checks the ' +
-    "ebuilds the overlay holds for the stack's packages (every version whose release the manifest knows). " +
+    'ebuilds the overlay holds, every package and version, as pkgcheck scans a repository: a stack package at a release the ' +
+    "manifest knows against that release's data, anything else (another package, a hand-made version) as any ebuild. The " +
+    "ROCm stack's conventions (EAPI 8, SLOT=\"0/$(ver_cut 1-2)\") apply to the stack's packages only. " +
     'Checks: header and EAPI, variable order, eclass variables before inherit, missing/indirect/unused ' +
     'inherits, deprecated eclasses, USE flags not in IUSE, test RESTRICT, REQUIRED_USE under default USE, ' +
     'unquoted path variables, variable scope, commands lacking || die, metadata.xml use descriptions and ' +
@@ -70,34 +74,53 @@ export default class Lint extends BaseCommand {
     for (const release of flags.version ? [flags.version] : knownReleases(manifest)) {
       for (const c of (await modelOf(release)).components) pool.set(c.atom, c);
     }
-    const wanted = (argv as string[]).map((a) => pool.get(a)?.atom ?? [...pool.values()].find((c) => c.pn === a)?.atom ?? a);
-    const unknown = wanted.filter((a) => !pool.has(a));
-    if (unknown.length) throw new UserError(`not in the ${flags.version ?? "manifest's"} stack: ${unknown.join(', ')}`, ExitCode.invalidInput);
-    const components = [...pool.values()].filter((c) => wanted.length === 0 || wanted.includes(c.atom));
     const shell = !flags['no-shellcheck'] && hasTool('shellcheck');
     const lints: ComponentLint[] = [];
     const linted = new Set<string>(flags.version && !flags.overlay ? [flags.version] : []);
     if (flags.overlay) {
       const dir = path.resolve(flags.overlay);
       if ((await checkOverlayPath(dir, { create: false })) === 'missing') throw new UserError(`no overlay at ${dir}`, ExitCode.invalidInput);
-      const state = await scanOverlay(dir, components.map((c) => c.atom));
-      for (const c of components) {
-        const pkg = state.packages.get(c.atom);
+      // Any package of the overlay, as pkgcheck scans a repository: the stack's against the manifest, others as any ebuild.
+      const inOverlay = overlayPackages(dir);
+      const named = requirePackageNames(argv as string[], [...new Set([...inOverlay, ...pool.keys()])], `the overlay ${dir} or the stack`);
+      const absent = named.filter((a) => !inOverlay.includes(a));
+      if (absent.length) throw new UserError(`the overlay holds no ebuild of ${absent.join(', ')}`, ExitCode.invalidInput);
+      const atoms = (named.length ? named : inOverlay).filter((a) => !flags.version || pool.has(a));
+      const state = await scanOverlay(dir, atoms);
+      const year = currentYear();
+      const stackAtoms = new Set(manifest.components.map((c) => c.spec.atom));
+      const texts: string[] = [];
+      const wanted: ComponentLint[] = [];
+      for (const atom of atoms) {
+        const pkg = state.packages.get(atom);
         if (!pkg) continue;
-        const metadata = pkg.hasMetadata ? await readFile(path.join(dir, c.atom, 'metadata.xml'), 'utf8') : '';
-        // Each ebuild against the release of its own version.
+        const c = pool.get(atom);
+        const metadata = pkg.hasMetadata ? await readFile(path.join(dir, atom, 'metadata.xml'), 'utf8') : undefined;
         for (const v of pkg.versions) {
+          const file = `${atom}/${atom.split('/')[1]}-${v}.ebuild`;
+          const text = await readFile(path.join(dir, file), 'utf8');
+          // A stack package at a release the manifest knows: against that release; anything else as pkgcheck would.
           const release = withoutRevision(v);
-          const other = manifest.stack.releases[release] ? await modelOf(release) : undefined;
-          const at = other ? resolveComponent(manifest, c.loaded, other.release) : undefined;
-          if (!other || !at) continue;
-          const text = await readFile(path.join(dir, c.atom, `${c.pn}-${v}.ebuild`), 'utf8');
-          const l = await lintComponent(at, other, { text, metadata, tools: { shellcheck: shell } });
-          linted.add(release);
-          lints.push({ ...l, file: `${c.atom}/${c.pn}-${v}.ebuild` });
+          const other = c && manifest.stack.releases[release] ? await modelOf(release) : undefined;
+          const at = other && c ? resolveComponent(manifest, c.loaded, other.release) : undefined;
+          const l = at && other
+            ? await lintComponent(at, other, { text, metadata: metadata ?? '', tools: undefined })
+            : { atom, file, tools: [], results: await lintEbuild({ file, atom, version: v, text, ...(metadata !== undefined ? { metadata } : {}), year, rocm: stackAtoms.has(atom) }) };
+          if (at) linted.add(release);
+          l.file = file;
+          for (const r of l.results) r.file = file;
+          texts.push(text);
+          wanted.push(l);
         }
       }
+      // bash -n and shellcheck once for every ebuild (one process each, not one per ebuild).
+      const syntax = await bashSyntaxAll(texts);
+      const style = shell ? await shellcheckAll(texts) : texts.map(() => []);
+      wanted.forEach((l, i) => l.tools.push(...syntax[i]!, ...style[i]!));
+      lints.push(...wanted);
     } else {
+      const wantedAtoms = requirePackageNames(argv as string[], [...pool.keys()], flags.version ? `ROCm ${flags.version}` : "the manifest's stack");
+      const components = [...pool.values()].filter((c) => wantedAtoms.length === 0 || wantedAtoms.includes(c.atom));
       lints.push(...(await lintComponents(components, (await modelOf(flags.version!)), () => ({ tools: { shellcheck: shell } }))));
     }
     const results = lints.flatMap((l) => l.results);

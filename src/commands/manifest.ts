@@ -11,15 +11,18 @@ import { packagesOfEveryRelease, releaseModel } from '../model/resolve.js';
 import { policiesOf } from '../stack-check/index.js';
 import { refreshManifests } from '../overlay/manifests.js';
 import { checkOverlayPath } from '../overlay/paths.js';
-import { scanOverlay } from '../overlay/scan.js';
+import { overlayPackages, scanOverlay } from '../overlay/scan.js';
+import { requirePackageNames } from '../model/package-names.js';
 
 export default class ManifestCommand extends BaseCommand {
   static override summary = "Fetch, hash and rewrite packages' thin Manifests in an overlay";
   static override description = [
-    'For each package (default: every stack package the overlay holds) the distfiles of the ebuild versions present are ' +
+    'For each package (default: every package the overlay holds, of the stack or not) the distfiles of the ebuild versions present are ' +
       'fetched into the distdir when missing (several at once, resuming partial files, retrying transient failures), ' +
       "hashed with BLAKE2B and SHA512 in one read, and the package's Manifest is rewritten: sorted DIST lines, lines of " +
-      'removed versions dropped, lines of versions the stack manifest does not know kept. Existing lines are trusted: a ' +
+      'removed versions dropped. The distfiles of an ebuild the stack manifest does not generate (another package, a ' +
+      "version it does not know) come from the ebuild's own SRC_URI, evaluated from its text as pkgdev would, never run; one " +
+      'it cannot evaluate leaves that package\'s Manifest as it was (exit 2). Existing lines are trusted: a ' +
       'file that disagrees with one is rejected (--force recomputes). Packages whose distfiles all succeeded get their ' +
       'Manifest even when others fail; other packages are never touched. Nothing is committed. Nothing is written ' +
       'through a symlink that leads out of the overlay.',
@@ -28,7 +31,7 @@ export default class ManifestCommand extends BaseCommand {
     'Network: HTTP_PROXY, HTTPS_PROXY and NO_PROXY are honoured (https through CONNECT); a private or intercepting CA ' +
       'is given with NODE_EXTRA_CA_CERTS=FILE. Another run downloading the same file into the same distdir is waited ' +
       'for, and the file it installed is verified.',
-    'Exit codes: 0 done, 2 invalid input, unknown package, --overlay or --distdir not a directory, 3 distfiles missing ' +
+    'Exit codes: 0 done, 2 invalid input, unknown package, an ebuild whose SRC_URI cannot be evaluated, --overlay or --distdir not a directory, 3 distfiles missing ' +
       'with --offline, 4 a package directory or Manifest is a symlink leading out of the overlay, or a Manifest line ' +
       'cannot be read (nothing written), 5 a download or verification failed (packages that succeeded were still written).',
   ].join('\n\n');
@@ -40,7 +43,7 @@ export default class ManifestCommand extends BaseCommand {
   ];
 
   static override strict = false;
-  static override args = { atoms: Args.string({ ignoreStdin: true, description: 'packages (category/PN or PN); default: all stack packages in the overlay' }) };
+  static override args = { atoms: Args.string({ ignoreStdin: true, description: 'packages (category/PN or PN); default: every package in the overlay' }) };
 
   static override flags = {
     overlay: Flags.string({ char: 'o', description: 'the overlay', required: true, helpValue: 'DIR' }),
@@ -71,18 +74,19 @@ export default class ManifestCommand extends BaseCommand {
     if ('issues' in policies) throw new ManifestError(policies.issues);
     // Every component in any release, so packages of every version present are found.
     const all = packagesOfEveryRelease(manifest, (v) => releaseModel(manifest, v, policies.byRelease.get(v)!)!);
-    const asked = (argv as string[]).map((a) => all.get(a)?.atom ?? [...all.values()].find((c) => c.pn === a)?.atom ?? a);
-    const unknown = asked.filter((a) => !all.has(a));
-    if (unknown.length > 0) throw new UserError(`not a package of the stack: ${unknown.join(', ')}`, ExitCode.invalidInput);
     const dir = path.resolve(flags.overlay);
     if ((await checkOverlayPath(dir, { create: false })) === 'missing') throw new UserError(`no overlay at ${dir}`, ExitCode.invalidInput);
-    const state = await scanOverlay(dir, [...all.keys()]);
-    const components = [...all.values()].filter((c) => (asked.length ? asked.includes(c.atom) : state.packages.has(c.atom)));
-    const absent = components.filter((c) => !state.packages.has(c.atom)).map((c) => c.atom);
+    // Any package of the overlay, as pkgdev manifest: the stack's by the manifest's knowledge, others by their own SRC_URI.
+    const inOverlay = overlayPackages(dir);
+    const asked = requirePackageNames(argv as string[], [...new Set([...inOverlay, ...all.keys()])], `the overlay ${dir} or the stack`);
+    const absent = asked.filter((a) => !inOverlay.includes(a));
     if (absent.length > 0) throw new UserError(`the overlay holds no ebuild of ${absent.join(', ')}`, ExitCode.invalidInput);
+    const atoms = asked.length ? asked : inOverlay;
+    const state = await scanOverlay(dir, atoms);
+    const targets = atoms.map((atom) => ({ atom, ...(all.has(atom) ? { component: all.get(atom)! } : {}) }));
 
     const json = this.jsonEnabled();
-    const { packages, distfiles } = await refreshManifests(manifest, policies, state, components, {
+    const { packages, distfiles } = await refreshManifests(manifest, policies, state, targets, {
       distdir,
       offline: flags.offline,
       mirrors: settings.mirrors,
@@ -97,14 +101,16 @@ export default class ManifestCommand extends BaseCommand {
     const result = { overlay: dir, distdir, packages, distfiles };
     if (!json) {
       for (const p of packages) {
-        const extra = p.unknownVersions.length ? ` (kept lines of ${p.unknownVersions.join(', ')}: unknown to the stack manifest)` : '';
-        this.log(`${p.status.padEnd(12)} ${p.atom}${p.status === 'no-distfiles' ? ': no distfiles, no Manifest needed' : ''}${extra}`);
+        const extra = p.fromEbuild.length ? ` (${p.fromEbuild.join(', ')}: distfiles from the ebuild's SRC_URI)` : '';
+        const said = p.status === 'no-distfiles' ? ': no distfiles, no Manifest needed' : p.status === 'unevaluated' ? `: ${p.why}, which rocm-ebuild does not evaluate; the Manifest was left as it was` : '';
+        this.log(`${p.status.padEnd(12)} ${p.atom}${said}${said ? '' : extra}`);
       }
       if (bad.length > 0) process.stderr.write(`${describeProblems(bad, { distdir, offline: flags.offline })}\n`);
     }
-    if (bad.length > 0) {
+    const unevaluated = packages.filter((p) => p.status === 'unevaluated');
+    if (bad.length > 0 || unevaluated.length > 0) {
       if (json) this.logJson(result);
-      this.exit(bad.some((r) => r.status === 'failed') ? ExitCode.fetchFailed : ExitCode.missingDistfiles);
+      this.exit(bad.some((r) => r.status === 'failed') ? ExitCode.fetchFailed : bad.length > 0 ? ExitCode.missingDistfiles : ExitCode.invalidInput);
     }
     return result;
   }

@@ -90,6 +90,7 @@ export async function lintComponent(
     python: { current: model.manifest.stack.python.current, default: model.manifest.stack.python.default },
     ...(model.manifest.stack.licenses ? { freeLicenses: freeLicenses(model) } : {}),
     stack: stackView(model),
+    rocm: true,
     ...rocmEclassView(c, model),
   });
   // Findings a reviewer accepted for this package, with the reason, stay visible but do not fail.

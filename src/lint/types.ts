@@ -64,6 +64,12 @@ export interface EbuildInput {
   eclasses?: string[];
   /** Every package of the stack and the external package list, by atom (cat/pkg). */
   stack?: Map<string, StackPackage>;
+  /**
+   * The ebuild is one of the ROCm stack's: its conventions apply (EAPI 8,
+   * SLOT="0/$(ver_cut 1-2)"). Other ebuilds in an overlay are judged as
+   * pkgcheck judges any ebuild.
+   */
+  rocm?: boolean;
 }
 
 export interface Assignment {

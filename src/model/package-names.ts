@@ -65,14 +65,14 @@ export function requirePackageNames(names: readonly string[], known: readonly st
   return r.atoms;
 }
 
-/** The known atoms closest to `name` (edit distance on the atom or its PN, case-insensitive), at most three. */
+/** The known atoms closest to `name` (edit distance, case-insensitive), at most three. */
 export function suggestions(name: string, known: readonly string[]): string[] {
   const lower = name.toLowerCase();
-  const limit = Math.max(2, Math.floor(lower.length / 3));
+  // A typo or two, more for longer names; a full atom is compared as one, a PN with the PNs.
+  const limit = Math.max(1, Math.floor(lower.length / 4));
   const scored = known
     .map((atom) => {
-      const pn = atom.slice(atom.indexOf('/') + 1).toLowerCase();
-      const d = Math.min(distance(lower, atom.toLowerCase()), distance(lower.slice(lower.indexOf('/') + 1), pn));
+      const d = lower.includes('/') ? distance(lower, atom.toLowerCase()) : distance(lower, atom.slice(atom.indexOf('/') + 1).toLowerCase());
       return { atom, d };
     })
     .filter((s) => s.d <= limit)

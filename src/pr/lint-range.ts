@@ -91,8 +91,10 @@ export async function lintRange(
       if (component && model) {
         found = (await lintComponent(component, model, { text, metadata: metadata ?? '', year })).results;
       } else {
-        // Not a stack package (or a release the manifest does not know): the checks without the stack's knowledge.
-        found = await lintEbuild({ file, atom: t.e.key, version: t.e.version, text, ...(metadata !== undefined ? { metadata } : {}), year });
+        // Not a stack package (or a release the manifest does not know): the checks without the stack's knowledge,
+        // and the stack's conventions only for the stack's own packages.
+        const rocm = models?.manifest.components.some((c) => c.spec.atom === t.e.key) ?? false;
+        found = await lintEbuild({ file, atom: t.e.key, version: t.e.version, text, ...(metadata !== undefined ? { metadata } : {}), year, rocm });
       }
       options.onEbuild?.(++done, targets.length, file);
       return { t, text, file, found };

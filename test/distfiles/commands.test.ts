@@ -158,7 +158,7 @@ describe('distfiles through the commands (manifest, bump)', function () {
       await writeFile(file, 'not a directory\n');
       const r = await runCli(['manifest', '--overlay', overlay, '--offline'], { home, env: { DISTDIR: file } });
       assert.equal(r.code, 2, r.stderr);
-      assert.match(r.stderr, /\$DISTDIR .*a-file is a file, not a directory/);
+      assert.match(r.stderr, /DISTDIR from the environment .*a-file is a file, not a directory/);
     });
   });
 

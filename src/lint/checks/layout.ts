@@ -1,5 +1,8 @@
 import type { Check } from '../types.js';
 
+/** The EAPIs ::gentoo still accepts in new commits (pkgcheck: 0–6 are banned). */
+const ACCEPTED_EAPIS = new Set(['7', '8']);
+
 /** Header, EAPI and whitespace: what every ebuild in ::gentoo looks like. */
 export const headerCheck: Check = {
   name: 'HeaderCheck',
@@ -7,7 +10,7 @@ export const headerCheck: Check = {
     { name: 'InvalidCopyright', level: 'error', description: 'first line is not "# Copyright 1999-<year> Gentoo Authors"' },
     { name: 'OldGentooCopyright', level: 'warning', description: 'the copyright year is not the current year' },
     { name: 'InvalidLicenseHeader', level: 'error', description: 'second line is not the GPL-2 notice' },
-    { name: 'UnsupportedEapi', level: 'error', description: 'EAPI is not 8 or not the first statement' },
+    { name: 'UnsupportedEapi', level: 'error', description: 'EAPI is not the first statement, or not one current Portage and ::gentoo accept (8 for the ROCm stack)' },
   ],
   run(f) {
     const out = [];
@@ -20,8 +23,17 @@ export const headerCheck: Check = {
       out.push({ keyword: 'InvalidLicenseHeader', message: 'line 2 must be the GPL-2 notice', line: 2 });
     }
     const first = f.globals[0];
-    if (!first || first.name !== 'EAPI' || first.value !== '8') {
-      out.push({ keyword: 'UnsupportedEapi', message: 'EAPI=8 must be the first assignment', line: first?.line ?? 1 });
+    const eapi = f.globalMap.get('EAPI');
+    if (f.input.rocm) {
+      if (!first || first.name !== 'EAPI' || first.value !== '8') {
+        out.push({ keyword: 'UnsupportedEapi', message: 'EAPI=8 must be the first assignment (the ROCm stack\'s ebuilds are EAPI 8)', line: first?.line ?? 1 });
+      }
+    } else if (!eapi) {
+      out.push({ keyword: 'UnsupportedEapi', message: 'EAPI is not set: set it first (EAPI=8)', line: 1 });
+    } else if (first !== eapi) {
+      out.push({ keyword: 'UnsupportedEapi', message: `EAPI must be the first assignment, not after ${first!.name}`, line: eapi.line });
+    } else if (!ACCEPTED_EAPIS.has(eapi.value)) {
+      out.push({ keyword: 'UnsupportedEapi', message: `EAPI=${eapi.value} is banned in ::gentoo; use 8 (7 is still accepted)`, line: eapi.line });
     }
     return out;
   },

@@ -44,7 +44,8 @@ export const eclassVarCheck: Check = {
       if (!f.globalMap.has(v)) out.push({ keyword: 'MissingVariable', message: `${v} is not set` });
     }
     const slot = f.globalMap.get('SLOT');
-    if (slot && slot.value !== '0/$(ver_cut 1-2)') {
+    // A convention of the ROCm stack (every release a new ABI), not of ebuilds in general.
+    if (f.input.rocm && slot && slot.value !== '0/$(ver_cut 1-2)') {
       out.push({ keyword: 'MissingSlotSubslot', message: `SLOT="${slot.value}"; ROCm packages use SLOT="0/$(ver_cut 1-2)"`, line: slot.line });
     }
     const seen = new Map<string, number>();
