@@ -15,7 +15,7 @@ import {
   type DistfileResult,
   type ManifestEntry,
 } from '../distfiles/index.js';
-import { checkedTargetTable, descTargets, eclassPath, renderAmdgpuTargetsDescFor, targetsOfReleases } from '../eclass/index.js';
+import { checkedTargetTable, descTargets, eclassApiNames, eclassPath, extendDesc, renderAmdgpuTargetsDescFor, targetsOfReleases, usedApiNames } from '../eclass/index.js';
 import { applyBugTrailers, commitMessage, parseBugRef, type BugRef } from '../git/messages.js';
 import { gitIdentity, gitIdentityAndSignatures, gitSignatures, OverlayRepo, type Identity, type Person } from '../git/repo.js';
 import { CommitBuilder, type CommitSpec } from '../git/transaction.js';
@@ -168,18 +168,19 @@ function chooseMaintainer(
   identity: Person | undefined,
   model: StackModel,
   dryRun: boolean,
+  where: string,
 ): MaintainerChoice {
-  const saved = `${dryRun ? 'to be ' : ''}saved in ${SETTINGS_FILE}`;
+  const saved = `${dryRun ? 'to be ' : ''}saved in ${where}`;
   const stack = stackMaintainers(model) as Maintainer[];
   const configured = state.settings !== undefined ? settingsMaintainer(state.settings) : undefined;
   if (configured) {
     if (requested && formatMaintainer(requested) !== formatMaintainer(configured)) {
       throw new UserError(
-        `${SETTINGS_FILE} sets the maintainer to ${formatMaintainer(configured)}; edit that file to change it (--maintainer only sets it where none is set)`,
+        `${where} sets the maintainer to ${formatMaintainer(configured)}; change it there (--maintainer only sets it where none is set)`,
         ExitCode.invalidInput,
       );
     }
-    return { maintainers: maintainersFor(configured, stack), source: `from ${SETTINGS_FILE}` };
+    return { maintainers: maintainersFor(configured, stack), source: `from ${where}` };
   }
   if (requested) {
     return {
@@ -352,7 +353,13 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
   const planned = isRepo ? await repo.head() : undefined;
   const state = await scanOverlay(dir, ctx.atoms);
   checkLayout(state);
-  if (state.eclass !== undefined && state.eclass !== (await readFile(eclassPath, 'utf8'))) {
+  // ::gentoo itself: nothing of rocm-ebuild's own goes into it, its files are extended, never rewritten.
+  const gentoo = state.repoName === 'gentoo';
+  const ourEclass = await readFile(eclassPath, 'utf8');
+  if (gentoo) {
+    const configured = isRepo ? (await repo.raw(['config', '--get', GENTOO_SETTING]).catch(() => '')).trim() : '';
+    state.settings = configured ? `maintainer = ${configured}\n` : undefined;
+  } else if (state.eclass !== undefined && state.eclass !== ourEclass) {
     o.warn(
       `${path.join(dir, 'eclass/rocm.eclass')} differs from the rocm.eclass these ebuilds are generated for; ` +
         `it is left as it is: compare it with ${eclassPath} and commit the update if it is older`,
@@ -365,7 +372,15 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
   // release's target missing from it an undescribed flag.
   const descStep = plan.scaffold.find((s) => s.what === 'targets-desc');
   let descShrinks = false;
-  if (descStep?.action === 'keep' && state.targetsDesc !== undefined) {
+  if (descStep?.action === 'keep' && state.targetsDesc !== undefined && (gentoo || ctx.only)) {
+    // ::gentoo's file (or a bump of named packages only): the targets it lacks are added, nothing else changes.
+    const ours = renderAmdgpuTargetsDescFor(await checkedTargetTable(model.manifest.targetsFile), descStep.releases ?? [plan.version], currentYear());
+    const extended = extendDesc(state.targetsDesc, ours);
+    if (extended) {
+      descStep.action = 'update';
+      descStep.extended = extended;
+    }
+  } else if (descStep?.action === 'keep' && state.targetsDesc !== undefined) {
     const want = targetsOfReleases(await checkedTargetTable(model.manifest.targetsFile), descStep.releases ?? [plan.version]);
     const have = descTargets(state.targetsDesc);
     if (want.join(' ') !== have.join(' ')) {
@@ -381,7 +396,7 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
   }
   const creating = plan.scaffold.some((s) => s.what === 'repository' && s.action === 'add');
   const identity = ctx.identity ?? (await gitIdentity(isRepo ? dir : await existingParent(dir)).catch(() => undefined));
-  const maintainer = chooseMaintainer(state, ctx.requested, creating, identity, model, o.dryRun);
+  const maintainer = chooseMaintainer(state, ctx.requested, creating, identity, model, o.dryRun, gentoo ? `git config ${GENTOO_SETTING}` : SETTINGS_FILE);
   // Render every new ebuild, then read what the overlay holds of the planned packages:
   // revisions to bump, hand edits to carry forward or refuse to lose.
   const year = currentYear();
@@ -420,8 +435,13 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
   for (const w of warnings) o.warn(w);
   if (o.dryRun) return result;
   if (isRepo) result.branch = (await repo.branch()).replace(/^refs\/heads\//, '');
-  const saveSettings = maintainer.save !== undefined && !creating;
-  if (works.length === 0 && !creating && !saveSettings && plan.scaffold.every((s) => s.action === 'keep')) return result;
+  // ::gentoo keeps the setting in the clone's git config, never in a commit.
+  const saveSettings = maintainer.save !== undefined && !creating && !gentoo;
+  const configSetting = gentoo && maintainer.save !== undefined ? maintainer.save : undefined;
+  if (works.length === 0 && !creating && !saveSettings && plan.scaffold.every((s) => s.action === 'keep')) {
+    if (configSetting) await repo.raw(['config', GENTOO_SETTING, formatMaintainer(configSetting)]);
+    return result;
+  }
 
   // Check every ebuild this bump writes (generated, or with hand edits merged in) before anything is fetched or written.
   const writes = works.filter((w) => w.write);
@@ -480,10 +500,17 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
       else result.changes.push({ atom: r.atom, version: works.find((w) => w.atom === r.atom)?.write?.version ?? '', discarded: [], removedFiles: r.files });
     }
     const scaffold = await scaffoldCommits(plan, model, signer, year, creating ? maintainer.save : undefined);
+    // ::gentoo's rocm.eclass stays unless these ebuilds use names it lacks: then the update is its own first commit.
+    const eclassUpdate = gentoo && state.eclass !== undefined && state.eclass !== ourEclass ? gentooEclassUpdate(state.eclass, ourEclass, writes, signer, o.version) : undefined;
+    if (eclassUpdate) {
+      o.warn(`::gentoo's eclass/rocm.eclass lacks ${eclassUpdate.missing.join(', ')}, which these ebuilds use: its update is the first commit ("${eclassUpdate.commit.message.split('\n')[0]}"); eclass changes to ::gentoo go to the gentoo-dev mailing list for review`);
+      result.notes.push(`eclass/rocm.eclass updated in its own first commit: the ebuilds use ${eclassUpdate.missing.join(', ')}`);
+    }
     // A desc that only loses targets changes after the drops, so that every
     // commit still describes the targets its ebuilds offer.
     const lateDesc = descStep?.action === 'update' && descShrinks ? scaffold.splice(scaffold.findIndex(isDescCommit), 1) : [];
     const commits = [
+      ...(eclassUpdate ? [eclassUpdate.commit] : []),
       ...scaffold,
       ...(saveSettings ? [settingsCommit(maintainer.save!, signer)] : []),
       ...packages.commits,
@@ -510,6 +537,7 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
     } else {
       await builder.applyToWorktree(branchRef, planned, tip, recordRef);
     }
+    if (configSetting) await repo.raw(['config', GENTOO_SETTING, formatMaintainer(configSetting)]);
   } finally {
     if (!isRepo) await session?.close();
   }
@@ -520,6 +548,35 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
     process.exit(signal === 'SIGINT' ? 130 : 143);
   }
   return result;
+}
+
+/** Where a ::gentoo checkout keeps the maintainer setting: the clone's git config, never a commit. */
+const GENTOO_SETTING = 'rocm-ebuild.maintainer';
+
+/**
+ * ::gentoo's rocm.eclass against the names the new ebuilds use of ours: when
+ * it lacks some, the update to ours is a commit of its own, first, saying
+ * which names and why, for pr check and the PR body to call out.
+ */
+function gentooEclassUpdate(tree: string, ours: string, writes: PackageWork[], identity: Person, version: string): { missing: string[]; commit: CommitSpec } | undefined {
+  const api = eclassApiNames(ours);
+  const have = eclassApiNames(tree);
+  const used = new Set(writes.flatMap((w) => usedApiNames(w.write!.text, api)));
+  const missing = [...used].filter((n) => !have.has(n)).sort();
+  if (missing.length === 0) return undefined;
+  const listed = `rocm.eclass: add ${missing.join(', ')}`;
+  return {
+    missing,
+    commit: {
+      message: commitMessage(
+        listed.length - 'rocm.eclass: '.length <= 69 ? listed : `rocm.eclass: add ${missing.length} variables and functions for ROCm ${version}`,
+        identity,
+        `The ROCm ${version} ebuilds of the following commits use ${missing.join(', ')}, which this eclass does not have. ` +
+          'Eclass changes are posted to the gentoo-dev mailing list for review before they are merged.',
+      ),
+      changes: [{ path: 'eclass/rocm.eclass', content: ours }],
+    },
+  };
 }
 
 /** A downgrade is refused unless asked for: the overlay holds newer versions of the packages. */
@@ -679,6 +736,19 @@ async function scaffoldCommits(
           ...(settings ? [{ path: SETTINGS_FILE, content: renderSettings(settings) }] : []),
         ],
       });
+    }
+    if (step.what === 'targets-desc' && step.extended) {
+      const added = step.extended.added;
+      const listed = `profiles/desc: add amdgpu_targets ${added.join(', ')}`;
+      commits.push({
+        message: commitMessage(
+          listed.length - 'profiles/desc: '.length <= 69 ? listed : `profiles/desc: add ${added.length} amdgpu_targets`,
+          identity,
+          `Descriptions of the GPU targets the ${plan.version} ebuilds offer that amdgpu_targets.desc lacked (${added.join(', ')}); every other line is kept as it was.`,
+        ),
+        changes: [{ path: 'profiles/desc/amdgpu_targets.desc', content: step.extended.text }],
+      });
+      continue;
     }
     if (step.what === 'targets-desc') {
       const table = await checkedTargetTable(model.manifest.targetsFile);

@@ -18,6 +18,7 @@ export { policyFor, eclassGlobals, PolicyError, type PolicyMatch, type EclassGlo
 export { parseRocmVersion, ROCM_VERSION_RE, type RocmVersion } from './version.js';
 export { renderEclassTable, spliceEclassTable, findEclassTable, EclassTableError, TABLE_BEGIN, TABLE_END } from './render-table.js';
 export { descTargets, renderAmdgpuTargetsDesc, renderAmdgpuTargetsDescFor, targetsOfReleases, copyrightYear, withCopyrightYear } from './render-desc.js';
+export { eclassApiNames, usedApiNames, extendDesc } from './api-names.js';
 export { planGeneratedFiles, changedLines, ECLASS_PATH, DESC_PATH, type GeneratedFile } from './generate.js';
 export * from './eclassdoc/index.js';
 

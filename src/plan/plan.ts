@@ -23,6 +23,8 @@ export interface ScaffoldStep {
   action: 'add' | 'keep' | 'update';
   /** targets-desc: the ROCm releases the overlay holds after the bump, oldest first. */
   releases?: string[];
+  /** targets-desc of a file not ours to rewrite (::gentoo's): the existing text with the lines it lacked. */
+  extended?: { text: string; added: string[] };
 }
 
 export interface Plan {

@@ -41,10 +41,13 @@ export interface BodyData {
   range: { label: string; commits: number };
   packages: {
     added: AddedPackage[];
-    dropped: { atom: string; versions: string[] }[];
+    /** localChanges: versions that differed from what rocm-ebuild generates (pr check's DroppedLocalChanges). */
+    dropped: { atom: string; versions: string[]; localChanges?: string[] }[];
     notAdded: { project: string; reason: string }[];
   };
   other: string[];
+  /** ::gentoo: eclasses the range changes (pr check's EclassChange), called out first. */
+  eclassUpdates: BodyData['notes']['eclasses'];
   notes: {
     llvm: { slots: string; ebuilds: number }[];
     targets?: { newFile: boolean; added: TargetChange[]; removed: TargetChange[]; changed: TargetChange[] };
@@ -169,8 +172,11 @@ export async function gatherBody(ctx: RangeContext, report: CheckReport, options
   for (const [atom, set] of droppedVersions) {
     const now = new Set(await versionsAt(ctx, head, atom));
     const previous = new Set(await versionsAt(ctx, base, atom));
-    const versions = [...set].filter((v) => !now.has(v) && (previous.has(v) || !base)).sort(compareVersions);
-    if (versions.length > 0) dropped.push({ atom, versions });
+    // Net: a version the range both adds and drops was never there before it, and is not dropped.
+    const versions = [...set].filter((v) => !now.has(v) && previous.has(v)).sort(compareVersions);
+    const [category, pn] = atom.split('/');
+    const local = versions.filter((v) => report.results.some((r) => r.keyword === 'DroppedLocalChanges' && r.category === category && r.package === pn && r.version === v));
+    if (versions.length > 0) dropped.push({ atom, versions, ...(local.length ? { localChanges: local } : {}) });
   }
   added.sort((a, b) => byCodePoint(a.atom, b.atom));
   dropped.sort((a, b) => byCodePoint(a.atom, b.atom));
@@ -235,6 +241,7 @@ export async function gatherBody(ctx: RangeContext, report: CheckReport, options
     range: { label: range.label, commits: commits.length },
     packages: { added, dropped, notAdded },
     other,
+    eclassUpdates: eclasses.filter((e) => report.results.some((r) => r.keyword === 'EclassChange' && r.eclass === `${e.eclass}.eclass`)),
     notes: { llvm, ...(targets ? { targets } : {}), eclasses, release: releaseNotes },
     qa: {
       commits: report.range.commits,
@@ -343,6 +350,13 @@ export function renderBody(d: BodyData): string {
   if (dropped.length) what.push(`drops old versions of ${dropped.length} package${dropped.length === 1 ? '' : 's'}`);
   const lead = d.release ? `ROCm ${d.release}: this pull request` : 'This pull request';
   out.push(`${lead} ${what.length ? what.join(', ') : 'changes no package'} in ${d.range.commits} commit${d.range.commits === 1 ? '' : 's'}${d.onePackagePerCommit && added.length + dropped.length > 1 ? ', one package per commit' : ''}.`);
+  for (const e of d.eclassUpdates) {
+    out.push(
+      '',
+      `**Eclass change:** ${code(`${e.eclass}.eclass`)} is ${e.status === 'new' ? 'added' : e.status === 'removed' ? 'removed' : 'changed'} (${mdText(e.summaries.join('; '))}). ` +
+        'It affects every ebuild in ::gentoo that inherits it: it is a commit of its own, and goes to the gentoo-dev mailing list for review before this is merged.',
+    );
+  }
 
   if (fresh.length) {
     out.push('', `### New packages (${fresh.length})`, '', '| package | version | what it is |', '| --- | --- | --- |');
@@ -354,7 +368,10 @@ export function renderBody(d: BodyData): string {
   }
   if (dropped.length) {
     out.push('', `### Dropped versions (${dropped.length})`, '');
-    for (const x of dropped) out.push(`- ${code(x.atom)}: ${x.versions.map(mdText).join(', ')}`);
+    for (const x of dropped) {
+      const local = x.localChanges?.length ? ` (**changed by hand:** ${x.localChanges.map(mdText).join(', ')} differed from what rocm-ebuild generates; check the change went along)` : '';
+      out.push(`- ${code(x.atom)}: ${x.versions.map(mdText).join(', ')}${local}`);
+    }
   }
   if (notAdded.length) {
     out.push('', `### Not packaged (${notAdded.length})`, '', `Projects of AMD's ROCm ${mdText(d.release ?? '')} release left out on purpose:`, '');

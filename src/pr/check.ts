@@ -4,6 +4,8 @@ import type { Progress } from '../util/progress.js';
 import { ObjectReader, readCommits } from './git-read.js';
 import { lintRange, lintTargets, StackModels } from './lint-range.js';
 import { checkMessage } from './message-check.js';
+import { droppedLocalChanges } from './dropped-check.js';
+import { gentooChecks, isGentoo } from './gentoo-check.js';
 import { PackageChecker } from './package-check.js';
 import { foldPkgcheck, runPkgcheck } from './pkgcheck.js';
 import { resolveRange, type RangeOptions } from './range.js';
@@ -99,7 +101,10 @@ export async function checkRange(ctx: RangeContext, options: CheckOptions = {}):
     for (const ch of c.changes) if (ch.status !== 'D' && ch.status !== 'M' && ch.status !== 'T' && ebuildOf(ch.path)) addedInRange.add(ch.path);
   }
   const targets = lintTargets(commits);
-  const lint = await lintRange(targets, objects, options.manifest ? new StackModels(options.manifest) : undefined, {
+  const models = options.manifest ? new StackModels(options.manifest) : undefined;
+  results.push(...(await droppedLocalChanges(commits, objects, models)));
+  if (commits.length > 0 && (await isGentoo(objects, ctx.range.head))) results.push(...gentooChecks(commits));
+  const lint = await lintRange(targets, objects, models, {
     ...(options.shellcheck !== undefined ? { shellcheck: options.shellcheck } : {}),
     onEbuild: (done, total, file) => options.progress?.step(done, total, `lint ${printable(file)}`),
   });

@@ -58,6 +58,24 @@ describe('pr body', function () {
     assert.ok(!none.stdout.includes('- [ ]'));
   });
 
+  it('counts what the range adds and drops net: a version added and dropped inside the range is neither', async () => {
+    const dir = await workClone(f, 'body-net');
+    const pkg = path.join(dir, 'sci-libs/rocBLAS');
+    await writeFile(path.join(pkg, 'rocBLAS-6.2.4.ebuild'), await readFile(path.join(pkg, 'rocBLAS-6.2.2.ebuild'), 'utf8'));
+    const manifest = await readFile(path.join(pkg, 'Manifest'), 'utf8');
+    await writeFile(path.join(pkg, 'Manifest'), `${manifest}${manifest.replaceAll('6.2.2', '6.2.4')}`);
+    await commitAll(dir, f.home, signed('sci-libs/rocBLAS: add 6.2.4'));
+    await git(dir, ['rm', '-q', 'sci-libs/rocBLAS/rocBLAS-6.2.4.ebuild'], f.home);
+    await writeFile(path.join(pkg, 'Manifest'), manifest);
+    await commitAll(dir, f.home, signed('sci-libs/rocBLAS: drop 6.2.4'));
+    const r = await prCli(f, ['body', '--overlay', dir, '--range', 'HEAD', '--root', '--json'], { env });
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as { title: string; body: string; data: BodyData };
+    assert.deepEqual(out.data.packages.dropped, []);
+    assert.deepEqual(out.data.packages.added.find((a) => a.atom === 'sci-libs/rocBLAS')?.versions, ['6.2.2']);
+    assert.doesNotMatch(out.body, /Dropped versions/);
+  });
+
   it('lists a version bump with the version it replaces, and the dropped version', async () => {
     const dir = await workClone(f, 'body-bump');
     const pkg = path.join(dir, 'sci-libs/rocBLAS');

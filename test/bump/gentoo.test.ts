@@ -1,0 +1,111 @@
+import { strict as assert } from 'node:assert';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { smallStackFixture, type SmallStackFixture } from '../helpers/bumped-overlay.js';
+import { git, removeDir, runCli, tempDir, writeTree } from '../helpers/project.js';
+
+/**
+ * A stand-in for an eclass of ::gentoo's API (names only: this file's text is
+ * ours), offering `functions` and the variables rocm.eclass documents there.
+ */
+function treeEclass(functions: string[]): string {
+  const lines = ['# Copyright 2022-2025 Gentoo Authors', '# Distributed under the terms of the GNU General Public License v2', '', '# @ECLASS: rocm.eclass', ''];
+  for (const v of ['ROCM_VERSION', 'ROCM_REQUIRED_USE', 'ROCM_USEDEP', 'ROCM_SKIP_GLOBALS']) lines.push(`# @ECLASS_VARIABLE: ${v}`, '# @DESCRIPTION:', '# Stand-in.', '');
+  for (const f of functions) lines.push(`# @FUNCTION: ${f}`, '# @DESCRIPTION:', '# Stand-in.', `${f}() {`, '\t:', '}', '');
+  return `${lines.join('\n')}`;
+}
+
+const DESC = `# Copyright 1999-2025 Gentoo Authors
+# Distributed under the terms of the GNU General Public License v2
+
+gfx906 - Vega20 as ::gentoo words it
+gfx950 - a target only ::gentoo describes
+`;
+
+/** A ::gentoo checkout (profiles/repo_name is gentoo) bumped by rocm-ebuild: nothing private goes in. */
+describe('bump into ::gentoo itself', function () {
+  this.timeout(120_000);
+  let small: SmallStackFixture;
+  let work: string;
+
+  async function gentooCheckout(name: string, functions: string[]): Promise<{ dir: string; start: string }> {
+    const dir = path.join(work, name);
+    await writeTree(dir, {
+      'profiles/repo_name': 'gentoo\n',
+      'metadata/layout.conf': 'masters =\nthin-manifests = true\nmanifest-hashes = BLAKE2B SHA512\nsign-commits = true\n',
+      'profiles/desc/amdgpu_targets.desc': DESC,
+      'eclass/rocm.eclass': treeEclass(functions),
+    });
+    await git(dir, ['init', '-q'], small.home);
+    await git(dir, ['add', '-A'], small.home);
+    await git(dir, ['commit', '-q', '-s', '-m', 'the tree as it was'], small.home);
+    return { dir, start: (await git(dir, ['rev-parse', 'HEAD'], small.home)).trim() };
+  }
+  const files = async (dir: string, start: string) => (await git(dir, ['log', '--name-only', '--format=', `${start}..HEAD`], small.home)).split('\n').filter(Boolean);
+
+  before(async () => {
+    small = await smallStackFixture();
+    work = await tempDir('rocm-ebuild-gentoo-');
+  });
+  after(() => removeDir(work));
+
+  it('keeps the maintainer setting in git config, only extends amdgpu_targets.desc, and keeps an eclass that has every name the ebuilds use', async () => {
+    const { dir, start } = await gentooCheckout('compatible', ['get_amdgpu_flags', 'check_amdgpu', 'rocm_use_hipcc', 'rocm_use_clang']);
+    const r = await runCli(['bump', '6.2.2', '--overlay', dir, ...small.flags, '--maintainer', 'gentoo'], { home: small.home });
+    assert.equal(r.code, 0, r.stderr);
+    const touched = await files(dir, start);
+    assert.ok(!touched.includes('metadata/rocm-ebuild.conf'), touched.join(' '));
+    assert.ok(!existsSync(path.join(dir, 'metadata/rocm-ebuild.conf')));
+    assert.equal((await git(dir, ['config', '--get', 'rocm-ebuild.maintainer'], small.home)).trim(), 'gentoo');
+    assert.ok(!touched.includes('eclass/rocm.eclass'), 'the compatible eclass was replaced');
+    const desc = await readFile(path.join(dir, 'profiles/desc/amdgpu_targets.desc'), 'utf8');
+    for (const line of DESC.split('\n').filter(Boolean)) assert.ok(desc.includes(`${line}\n`), `lost: ${line}`);
+    assert.ok(desc.split('\n').length > DESC.split('\n').length, 'no target was added');
+    const lines = desc.split('\n').filter((l) => /^gfx/.test(l)).map((l) => l.split(' ')[0]!);
+    assert.equal(lines.indexOf('gfx906') + 1, lines.indexOf('gfx908'), 'gfx908 is not placed after gfx906');
+    const subjects = (await git(dir, ['log', '--format=%s', `${start}..HEAD`], small.home)).trim().split('\n');
+    assert.ok(subjects.some((s) => /^profiles\/desc: add /.test(s)), subjects.join('\n'));
+    const check = await runCli(['pr', 'check', '--overlay', dir, '--range', start, '--no-pkgcheck', '--json', '--manifest', small.flags[1]!], { home: small.home });
+    const keywords = (JSON.parse(check.stdout) as { results: { keyword: string }[] }).results.map((x) => x.keyword);
+    assert.ok(!keywords.includes('NotGentooFile') && !keywords.includes('EclassChange'), keywords.join(' '));
+    // The setting is read back from git config: a contradicting --maintainer is refused.
+    const again = await runCli(['bump', '6.3.0', 'gpulib', '--overlay', dir, ...small.flags, '--maintainer', 'Ada Tester <ada@example.org>', '--dry-run'], { home: small.home });
+    assert.equal(again.code, 2, again.stderr);
+    assert.match(again.stderr, /git config rocm-ebuild\.maintainer sets the maintainer to gentoo/);
+  });
+
+  it('an eclass lacking names the ebuilds use is updated in its own first commit, which pr check and the PR body call out', async () => {
+    const { dir, start } = await gentooCheckout('older', ['get_amdgpu_flags', 'check_amdgpu', 'rocm_use_clang']);
+    const r = await runCli(['bump', '6.2.2', '--overlay', dir, ...small.flags], { home: small.home });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr.replace(/\s*›\s*/g, ' '), /::gentoo's eclass\/rocm\.eclass lacks rocm_use_hipcc, which these ebuilds use/);
+    const subjects = (await git(dir, ['log', '--reverse', '--format=%s', `${start}..HEAD`], small.home)).trim().split('\n');
+    assert.equal(subjects[0], 'rocm.eclass: add rocm_use_hipcc');
+    const first = (await git(dir, ['rev-list', '--reverse', `${start}..HEAD`], small.home)).split('\n')[0]!;
+    assert.deepEqual((await git(dir, ['show', '--name-only', '--format=', first], small.home)).trim().split('\n'), ['eclass/rocm.eclass']);
+    const check = await runCli(['pr', 'check', '--overlay', dir, '--range', start, '--no-pkgcheck', '--json', '--manifest', small.flags[1]!], { home: small.home });
+    const results = (JSON.parse(check.stdout) as { results: { keyword: string; level: string; message: string }[] }).results;
+    const eclass = results.filter((x) => x.keyword === 'EclassChange');
+    assert.equal(eclass.length, 1);
+    assert.equal(eclass[0]!.level, 'warning');
+    assert.match(eclass[0]!.message, /gentoo-dev mailing list/);
+    const body = await runCli(['pr', 'body', '--overlay', dir, '--range', start, '--no-pkgcheck', '--manifest', small.flags[1]!], { home: small.home });
+    assert.match(body.stdout, /^\*\*Eclass change:\*\* `rocm\.eclass` is changed \(rocm\.eclass: add rocm_use_hipcc\)\. It affects every ebuild in ::gentoo/m);
+  });
+
+  it('pr check refuses files ::gentoo has no place for, and rocm-ebuild\'s own settings file', async () => {
+    const { dir, start } = await gentooCheckout('private', ['get_amdgpu_flags', 'check_amdgpu', 'rocm_use_hipcc', 'rocm_use_clang']);
+    await writeTree(dir, { 'metadata/rocm-ebuild.conf': 'maintainer = gentoo\n', 'NOTES.txt': 'x\n', 'metadata/mine.conf': 'x\n', 'profiles/package.mask/rocm': '' });
+    await git(dir, ['add', '-A'], small.home);
+    await git(dir, ['commit', '-q', '-s', '-m', 'metadata, profiles: private files'], small.home);
+    const check = await runCli(['pr', 'check', '--overlay', dir, '--range', start, '--no-pkgcheck', '--json'], { home: small.home });
+    assert.equal(check.code, 6, check.stderr);
+    const found = (JSON.parse(check.stdout) as { results: { keyword: string; file?: string }[] }).results.filter((x) => x.keyword === 'NotGentooFile').map((x) => x.file).sort();
+    assert.deepEqual(found, ['NOTES.txt', 'metadata/mine.conf', 'metadata/rocm-ebuild.conf']);
+    await writeFile(path.join(dir, 'profiles/repo_name'), 'my-overlay\n');
+    await git(dir, ['commit', '-q', '-s', '-a', '-m', 'profiles: not ::gentoo any more'], small.home);
+    const overlay = await runCli(['pr', 'check', '--overlay', dir, '--range', start, '--no-pkgcheck', '--json'], { home: small.home });
+    assert.ok(!(JSON.parse(overlay.stdout) as { results: { keyword: string }[] }).results.some((x) => x.keyword === 'NotGentooFile'), 'an overlay is not ::gentoo');
+  });
+});
