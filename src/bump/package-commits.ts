@@ -164,9 +164,10 @@ export function bodyLines(diff: string, max = 12): string[] {
 function message(work: PackageWork, newPackage: boolean, removed: string[], removeFiles: string[], identity: Person): string {
   const { atom } = work;
   const superseded = work.revbump?.replaces;
-  const others = removed.filter((v) => v !== superseded).map(withoutRevision);
+  // Versions as the files name them: dropping 6.2.2-r1 says so, as pkgdev does.
+  const others = removed.filter((v) => v !== superseded);
   let summary: string;
-  if (!work.write) summary = dropSummary(atom, removed.map(withoutRevision));
+  if (!work.write) summary = dropSummary(atom, removed);
   else if (work.revbump) summary = others.length ? moveSummary(atom, work.write.version, false, others) : addSummary(atom, work.write.version, false);
   else summary = moveSummary(atom, work.write.version, newPackage, [...new Set(others)]);
   const body: (string | { verbatim: string[] })[] = [];

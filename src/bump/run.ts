@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { UserError } from '../util/errors.js';
@@ -123,6 +123,8 @@ export interface BumpResult {
   notes: string[];
   commits: { subject: string; files: string[] }[];
   distfiles: { name: string; status: string; size?: number }[];
+  /** --dry-run: the distfiles the bump needs, how many the distdir holds (and their bytes), how many it would download. */
+  download?: { files: number; present: number; presentBytes: number; missing: string[]; distdir: string };
 }
 
 /** The plan as --json shows it: drops expanded to one entry per ebuild version. */
@@ -433,7 +435,10 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
     distfiles: [],
   };
   for (const w of warnings) o.warn(w);
-  if (o.dryRun) return result;
+  if (o.dryRun) {
+    result.download = downloadSize(works, state, resolveDistdir(o.distdir));
+    return result;
+  }
   if (isRepo) result.branch = (await repo.branch()).replace(/^refs\/heads\//, '');
   // ::gentoo keeps the setting in the clone's git config, never in a commit.
   const saveSettings = maintainer.save !== undefined && !creating && !gentoo;
@@ -577,6 +582,30 @@ function gentooEclassUpdate(tree: string, ours: string, writes: PackageWork[], i
       changes: [{ path: 'eclass/rocm.eclass', content: ours }],
     },
   };
+}
+
+/** What a dry run can tell of the downloads: the distfiles needed, and which the distdir already has. */
+function downloadSize(works: PackageWork[], state: OverlayState, distdir: string): NonNullable<BumpResult['download']> {
+  const names = new Set<string>();
+  for (const w of works) {
+    if (!w.write) continue;
+    const known = state.packages.get(w.atom)?.manifest ?? '';
+    for (const d of w.component.distfiles) if (!(w.revbump && known.includes(`DIST ${d.name} `))) names.add(d.name);
+  }
+  let present = 0;
+  let presentBytes = 0;
+  const missing: string[] = [];
+  for (const name of [...names].sort()) {
+    try {
+      const st = statSync(path.join(distdir, name));
+      if (!st.isFile()) throw new Error('not a file');
+      present++;
+      presentBytes += st.size;
+    } catch {
+      missing.push(name);
+    }
+  }
+  return { files: names.size, present, presentBytes, missing, distdir };
 }
 
 /** A downgrade is refused unless asked for: the overlay holds newer versions of the packages. */

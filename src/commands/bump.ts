@@ -217,6 +217,11 @@ export default class Bump extends BaseCommand {
         this.log(`  ${p.action.padEnd(7)} ${what}${p.action === 'add' && files ? `  [${files}]` : ''}${p.evidence ? `  evidence: ${p.evidence}` : ''}`);
       }
       this.changes(r, true);
+      if (r.download) {
+        const d = r.download;
+        const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+        if (d.files > 0) this.log(`distfiles: ${d.files} file${d.files === 1 ? '' : 's'}; ${d.present} already in ${d.distdir} (${mib(d.presentBytes)}), ${d.missing.length} to download`);
+      }
     } else if (r.commits.length === 0) {
       this.log(`${r.overlay} already holds ROCm ${r.version}: nothing to do`);
       return;
@@ -225,7 +230,7 @@ export default class Bump extends BaseCommand {
       this.changes(r, false);
       this.log(
         r.committed
-          ? `${r.commits.length} commits on ${r.branch} (${r.head?.slice(0, 12)}); review with: git -C ${r.overlay} log --stat`
+          ? `${r.commits.length} commit${r.commits.length === 1 ? '' : 's'} on ${r.branch} (${r.head?.slice(0, 12)}); review with: git -C ${r.overlay} log --stat`
           : `${r.commits.length} commits' worth of changes left uncommitted in ${r.overlay} (--no-commit)`,
       );
     }
