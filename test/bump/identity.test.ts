@@ -127,7 +127,7 @@ describe('bump: identity, time, branch, maintainer and a quiet stderr', function
     it('refuses --maintainer that contradicts the overlay setting, or is malformed (exit 2)', async () => {
       const other = await runCli(['bump', '6.3.0', '--overlay', small.overlay, ...small.flags, '--maintainer', 'gentoo', '--dry-run'], { home: small.home });
       assert.equal(other.code, 2, other.stderr);
-      assert.match(other.stderr, /metadata\/rocm-ebuild\.conf sets the maintainer to Ada Tester <ada@example\.org>; edit that file to change it/);
+      assert.match(other.stderr, /metadata\/rocm-ebuild\.conf sets the maintainer to Ada Tester <ada@example\.org>; change it there/);
       for (const bad of ['nobody', 'Eve <eve@example.org>\n<x/>', 'Mallory <m@example.org> & co']) {
         const r = await newOverlay('never-created', { extra: ['--maintainer', bad] });
         assert.equal(r.code, 2, `${bad}: ${r.stderr}`);
