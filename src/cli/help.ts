@@ -1,4 +1,5 @@
 import { CommandHelp, Help } from '#oclif';
+import { layoutHelp } from './help-text.js';
 
 type Render = (template: string) => string;
 
@@ -28,6 +29,17 @@ class FastCommandHelp extends CommandHelp {
   constructor(...args: ConstructorParameters<typeof CommandHelp>) {
     super(...args);
     this.render = fastRender(() => this.config.bin, () => this.command.id, this.render);
+  }
+
+  /**
+   * The summary and description, wrapped once: oclif keeps every line break of the source and
+   * wraps each line again, so a description written over several source lines came out with a
+   * short line wherever the source line ended.
+   */
+  protected override description(): string | undefined {
+    const { summary, description } = this.command;
+    if (!description) return undefined;
+    return layoutHelp([summary, description].filter(Boolean).join('\n\n'), (text, spacing) => this.wrap(text, spacing), this.indentSpacing);
   }
 }
 
