@@ -1,6 +1,8 @@
 import { Command } from '#oclif';
+import { closest } from '../util/closest.js';
 import { ExitCode } from './exit-codes.js';
 import { UserError } from './errors.js';
+import { reportError } from './report-error.js';
 
 /**
  * Common behaviour of every command: `--json` (oclif prints what run() returns),
@@ -15,22 +17,37 @@ export abstract class BaseCommand extends Command {
     // exit code to use (with --json, oclif would otherwise print it as an error).
     if (err.code === 'EEXIT') throw err;
     if (err instanceof UserError) {
-      if (this.jsonEnabled()) {
-        this.logJson({ error: { message: err.message, exitCode: err.exitCode, details: err.details ?? null } });
-      } else {
-        process.stderr.write(`rocm-ebuild: ${err.message}\n`);
-      }
+      reportError(err.message, err.exitCode, { json: this.jsonEnabled(), details: err.details });
       this.exit(err.exitCode);
     }
     // oclif's own parse errors (unknown flag, missing argument) are usage errors.
     if (err.oclif?.exit === 2 || err.name === 'CLIError' || /Unexpected argument|Missing required|Nonexistent flag/.test(err.message)) {
       if (err.oclif?.exit !== undefined && err.oclif.exit !== 2) return super.catch(err);
-      // oclif adds a note on flags taking several values to every missing-argument error; ours take one
-      // value per occurrence (multipleNonGreedy), so arguments may come anywhere and the note is wrong.
-      const message = err.message.replace(/\n\nNote: .* allows? multiple values\..*\nAlternatively, you can use "--" .*/, '');
-      process.stderr.write(`rocm-ebuild: ${message}\n`);
+      reportError(this.usageMessage(err.message), ExitCode.invalidInput, { json: this.jsonEnabled() });
       this.exit(ExitCode.invalidInput);
     }
     return super.catch(err);
+  }
+
+  /** oclif's parse error, with the nearest flag for a mistyped one and the help to read. */
+  private usageMessage(message: string): string {
+    // oclif adds a note on flags taking several values to every missing-argument error; ours take one
+    // value per occurrence (multipleNonGreedy), so arguments may come anywhere and the note is wrong.
+    let text = message.replace(/\n\nNote: .* allows? multiple values\..*\nAlternatively, you can use "--" .*/, '');
+    const help = `see rocm-ebuild ${this.id ? `${this.id.replaceAll(':', ' ')} ` : ''}--help`;
+    text = text.replace(/\nSee more help with --help$/, '');
+    const unknown = /^Nonexistent flags?: (.*)$/m.exec(text)?.[1];
+    if (unknown !== undefined) {
+      const names = [...Object.keys(this.ctor.flags ?? {}), ...Object.keys(this.ctor.baseFlags ?? {}), 'json', 'help'];
+      const flags = unknown.split(', ');
+      const hints = flags.flatMap((f) => {
+        const near = closest(f.replace(/^-+/, '').replace(/=.*/, ''), names);
+        return near ? [flags.length === 1 ? `did you mean --${near}?` : `${f}: did you mean --${near}?`] : [];
+      });
+      if (hints.length) return `${text}; ${hints.join('; ')}`;
+    }
+    // A --format value offered by --json (`gpu list --format json`).
+    if (/^Expected --format=json to be one of/.test(text)) return `${text}; JSON is --json, as for every command`;
+    return `${text}; ${help}`;
   }
 }

@@ -1,4 +1,7 @@
-import { CommandHelp, Help } from '#oclif';
+import { CommandHelp, Errors, Help } from '#oclif';
+import { unknownCommand } from './command-words.js';
+import { ExitCode } from './exit-codes.js';
+import { reportError, wantsJson } from './report-error.js';
 import { layoutHelp } from './help-text.js';
 
 type Render = (template: string) => string;
@@ -48,5 +51,21 @@ export default class FastHelp extends Help {
     super(...args);
     this.render = fastRender(() => this.config.bin, () => undefined, this.render);
     this.CommandHelpClass = FastCommandHelp;
+  }
+
+  /** `rocm-ebuild bmp --help`: the unknown command in our error format, with the nearest one. */
+  override async showHelp(argv: string[]): Promise<void> {
+    // oclif takes the word `help` for a request of the root help: `help --help` is our help command's.
+    const words = argv.filter((a) => !a.startsWith('-'));
+    const help = this.config.findCommand('help');
+    if (words.length === 1 && words[0] === 'help' && help) return this.showCommandHelp(help);
+    try {
+      await super.showHelp(argv);
+    } catch (err) {
+      const subject = /^Command (\S+) not found\.$/.exec((err as Error).message)?.[1];
+      if (subject === undefined) throw err;
+      reportError(unknownCommand(this.config.commandIDs, subject), ExitCode.invalidInput, { json: wantsJson(argv) });
+      throw new Errors.ExitError(ExitCode.invalidInput);
+    }
   }
 }

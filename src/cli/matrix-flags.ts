@@ -4,13 +4,19 @@ import { MATRIX_DEFAULTS } from '../matrix/flags.js';
 import { manifestFlag } from './stack.js';
 
 /** Flags shared by `matrix` and `ci github|gitlab|k8s`. */
-export const matrixFlags = {
+export const planFlags = {
   version: Flags.string({ char: 'v', description: 'ROCm release', required: true, helpValue: 'X.Y.Z' }),
   gpu: Flags.string({ char: 'g', description: "a gfx target to test (repeatable; default: the release's default-on targets)", multiple: true, helpValue: 'gfxNNNN' }),
   tests: Flags.string({ description: 'test tier of every job', options: [...TEST_TIERS], default: 'full' }),
   image: Flags.string({ description: 'the Gentoo stage3 image the jobs run in', default: MATRIX_DEFAULTS.image, helpValue: 'IMAGE' }),
-  'label-scheme': Flags.string({ description: 'runner label of a gfx job; {gfx} is replaced', default: MATRIX_DEFAULTS.labelScheme, helpValue: 'SCHEME' }),
-  'base-runner': Flags.string({ description: 'labels of the CPU runner of the base job, comma-separated', default: MATRIX_DEFAULTS.baseRunner, helpValue: 'LABELS' }),
   timeout: Flags.integer({ description: 'minutes each job may take', default: MATRIX_DEFAULTS.timeout, min: 1 }),
   manifest: manifestFlag,
 };
+
+/** Where a job runs, for CI systems that pick runners by label (not Kubernetes, which picks nodes). */
+export const runnerFlags = {
+  'label-scheme': Flags.string({ description: 'runner label of a gfx job; {gfx} is replaced', default: MATRIX_DEFAULTS.labelScheme, helpValue: 'SCHEME' }),
+  'base-runner': Flags.string({ description: 'labels of the CPU runner of the base job, comma-separated', default: MATRIX_DEFAULTS.baseRunner, helpValue: 'LABELS' }),
+};
+
+export const matrixFlags = { ...planFlags, ...runnerFlags };

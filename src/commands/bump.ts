@@ -102,7 +102,7 @@ export default class Bump extends BaseCommand {
     }),
     timeout: Flags.integer({ description: 'seconds without progress before a download attempt is abandoned and retried (default 30)', min: 1, helpValue: 'SECONDS' }),
     retries: Flags.integer({ description: 'extra attempts of a URL after a transient failure: 5xx, reset, timeout (default 3)', min: 0, max: 20 }),
-    jobs: Flags.integer({ char: 'j', description: 'downloads at once', min: 1, max: 64 }),
+    jobs: Flags.integer({ char: 'j', description: 'downloads at once (default 4); with --derive-from, also source trees read at once (default 2)', min: 1, max: 64 }),
     'max-size': Flags.integer({ description: 'largest download accepted for a distfile no Manifest lists yet, in MiB (default 4096)', min: 1, helpValue: 'MIB' }),
     'drop-old': Flags.boolean({ description: "remove the stack's older versions from the overlay, in each package's commit (\"cat/pkg: add 6.3.3, drop 6.2.2\")" }),
     'separate-drops': Flags.boolean({ description: 'with --drop-old: the drops in commits of their own ("cat/pkg: drop 6.2.2"), after every add' }),

@@ -7,12 +7,15 @@ import { loadManifestOrFail, manifestFlag } from '../cli/stack.js';
 import { createProgress, describeProblems, prewarmHashWorkers } from '../distfiles/index.js';
 import { distfileSettings } from '../portage/distfile-settings.js';
 import { ManifestError } from '../manifest/issues.js';
-import { packagesOfEveryRelease, releaseModel } from '../model/resolve.js';
+import { knownReleases, packagesOfEveryRelease, releaseModel, resolveStack } from '../model/resolve.js';
+import { compareVersions, withoutRevision } from '../model/version.js';
+import { buildGraph, orderAcross } from '../plan/graph.js';
 import { policiesOf } from '../stack-check/index.js';
 import { refreshManifests } from '../overlay/manifests.js';
 import { checkOverlayPath } from '../overlay/paths.js';
 import { overlayPackages, scanOverlay } from '../overlay/scan.js';
 import { requirePackageNames } from '../model/package-names.js';
+import { byCodePoint } from '../util/order.js';
 
 export default class ManifestCommand extends BaseCommand {
   static override summary = "Fetch, hash and rewrite packages' thin Manifests in an overlay";
@@ -26,7 +29,7 @@ export default class ManifestCommand extends BaseCommand {
       'file that disagrees with one is rejected (--force recomputes). Packages whose distfiles all succeeded get their ' +
       'Manifest even when others fail; other packages are never touched. Nothing is committed. Nothing is written ' +
       'through a symlink that leads out of the overlay.',
-    'Failures are grouped by cause: a host that cannot be reached is one line with what to do; --json keeps every file. ' +
+    'Packages are reported in build order. Failures are grouped by cause: a host that cannot be reached is one line with what to do; --json keeps every file. ' +
       'A Manifest line that cannot be read is reported as FILE:LINE and nothing is written.',
     'Network: HTTP_PROXY, HTTPS_PROXY and NO_PROXY are honoured (https through CONNECT); a private or intercepting CA ' +
       'is given with NODE_EXTRA_CA_CERTS=FILE. Another run downloading the same file into the same distdir is waited ' +
@@ -81,8 +84,19 @@ export default class ManifestCommand extends BaseCommand {
     const asked = requirePackageNames(argv as string[], [...new Set([...inOverlay, ...all.keys()])], `the overlay ${dir} or the stack`);
     const absent = asked.filter((a) => !inOverlay.includes(a));
     if (absent.length > 0) throw new UserError(`the overlay holds no ebuild of ${absent.join(', ')}`, ExitCode.invalidInput);
-    const atoms = asked.length ? asked : inOverlay;
-    const state = await scanOverlay(dir, atoms);
+    const chosen = asked.length ? asked : inOverlay;
+    const state = await scanOverlay(dir, chosen);
+    // In build order, so the report reads like a bump's: that of the newest release the overlay holds,
+    // then of older ones for what that one lacks; packages outside the stack last.
+    const held = new Set([...state.packages.values()].flatMap((p) => p.versions.map(withoutRevision)));
+    const order = orderAcross(
+      knownReleases(manifest)
+        .filter((v) => held.has(v))
+        .sort((a, b) => compareVersions(b, a))
+        .map((v) => buildGraph(resolveStack(manifest, releaseModel(manifest, v, policies.byRelease.get(v)!)!))),
+    );
+    const rank = (atom: string) => (order.includes(atom) ? order.indexOf(atom) : order.length);
+    const atoms = [...chosen].sort((a, b) => rank(a) - rank(b) || byCodePoint(a, b));
     const targets = atoms.map((atom) => ({ atom, ...(all.has(atom) ? { component: all.get(atom)! } : {}) }));
 
     const json = this.jsonEnabled();

@@ -51,12 +51,12 @@ same report directory), 6 an atom failed or a container could not proceed, 130 i
     manifest: manifestFlag,
     gpu: Flags.string({
       char: 'g',
-      description: 'auto (one container per distinct gfx the release offers), all, a GPU index, or a gfx name (repeatable); none: one build without a GPU, whose GPU tests are not run',
+      description: 'auto (the default: one container per distinct gfx the release offers), all, a GPU index, or a gfx name (repeatable); none: one build without a GPU, whose GPU tests are not run',
       multiple: true,
       helpValue: 'auto|all|none|INDEX|gfxNNNN',
     }),
     'skip-tests': Flags.string({ description: 'build this atom under test without running its tests, e.g. when shard jobs test it (repeatable)', multiple: true, helpValue: 'ATOM' }),
-    shard: Flags.string({ description: 'run share K of N of every gtest suite (GTEST_SHARD_INDEX, GTEST_TOTAL_SHARDS)', helpValue: 'K/N' }),
+    shard: Flags.string({ description: 'run share K of N of every gtest suite (GTEST_SHARD_INDEX, GTEST_TOTAL_SHARDS) (default: every test, no sharding)', helpValue: 'K/N' }),
     engine: Flags.string({
       description: 'container engine (default: whichever is installed, podman first); none: run Portage right here, for CI jobs already in a Gentoo container with the GPU',
       options: [...ENGINES, 'none'],

@@ -117,16 +117,105 @@ function findCycles(nodes: string[], edges: Edge[]): string[][] {
   return out;
 }
 
-/** Graphviz DOT: an edge points from a package to what it needs. */
+/**
+ * The build-order layer of each package: 0 for what needs nothing in the stack, else one more
+ * than the highest layer of what it needs. Packages of one layer can be built side by side.
+ * Edges dropped to break a cycle (test-only ones) are not counted.
+ */
+export function layers(graph: BuildGraph): Map<string, number> {
+  const position = new Map(graph.order.map((n, i) => [n, i]));
+  const needs = new Map<string, string[]>();
+  for (const e of graph.edges) needs.set(e.from, [...(needs.get(e.from) ?? []), e.to]);
+  const layer = new Map<string, number>();
+  for (const n of graph.order) {
+    // In build order, so every dependency that counts already has its layer; one that comes later closed a cycle.
+    const below = (needs.get(n) ?? []).filter((d) => position.get(d)! < position.get(n)!).map((d) => layer.get(d)!);
+    layer.set(n, below.length ? Math.max(...below) + 1 : 0);
+  }
+  return layer;
+}
+
+/** The part of the graph `roots` need: them and everything they depend on, transitively. */
+export function subgraph(graph: BuildGraph, roots: readonly string[]): BuildGraph {
+  const keep = new Set<string>();
+  const next = new Map<string, string[]>();
+  for (const e of graph.edges) next.set(e.from, [...(next.get(e.from) ?? []), e.to]);
+  const visit = (n: string) => {
+    if (keep.has(n)) return;
+    keep.add(n);
+    for (const d of next.get(n) ?? []) visit(d);
+  };
+  for (const r of roots) visit(r);
+  return {
+    nodes: graph.nodes.filter((n) => keep.has(n)),
+    edges: graph.edges.filter((e) => keep.has(e.from) && keep.has(e.to)),
+    order: graph.order.filter((n) => keep.has(n)),
+    cycles: graph.cycles.filter((c) => c.some((n) => keep.has(n))),
+  };
+}
+
+const quote = (s: string) => `"${s.replace(/["\\]/g, '')}"`;
+
+/**
+ * Graphviz DOT: an edge points from a package to what it needs. Packages are grouped in one
+ * cluster per build-order layer, laid out left to right in build order, and a legend says what
+ * the edge styles and the clusters mean.
+ */
 export function toDot(graph: BuildGraph, title: string): string {
-  const lines = [`digraph "${title.replace(/"/g, '')}" {`, '\trankdir=LR;', '\tnode [shape=box, fontname="monospace"];'];
-  for (const n of graph.order.length ? graph.order : graph.nodes) lines.push(`\t"${n}";`);
+  const lines = [
+    `digraph ${quote(title)} {`,
+    `	label=${quote(`${title}: build order, left to right`)};`,
+    '	labelloc=t;',
+    '	rankdir=LR;',
+    '	newrank=true;',
+    '	node [shape=box, fontname="monospace"];',
+  ];
+  const layer = layers(graph);
+  const byLayer = new Map<number, string[]>();
+  for (const n of graph.order) byLayer.set(layer.get(n)!, [...(byLayer.get(layer.get(n)!) ?? []), n]);
+  for (const [i, members] of [...byLayer].sort((a, b) => a[0] - b[0])) {
+    lines.push(`	subgraph "cluster_layer_${i}" {`, `		label=${quote(`layer ${i}${i === 0 ? ': needs nothing in the stack' : ''}`)};`, '		style=rounded;', '		color=grey;');
+    for (const n of members) lines.push(`		${quote(n)};`);
+    lines.push('	}');
+  }
+  // Packages of a cycle have no layer: drawn on their own.
+  for (const n of graph.nodes) if (!layer.has(n)) lines.push(`	${quote(n)};`);
   for (const e of graph.edges) {
     const style = e.testOnly ? ' [style=dashed, label="test"]' : e.classes.every((k) => k === 'BDEPEND') ? ' [style=dotted]' : '';
-    lines.push(`\t"${e.from}" -> "${e.to}"${style};`);
+    lines.push(`	${quote(e.from)} -> ${quote(e.to)}${style};`);
   }
-  lines.push('}');
+  lines.push(
+    '	subgraph "cluster_legend" {',
+    '		label="legend";',
+    '		style=dashed;',
+    '		node [shape=plaintext, fontname="sans-serif"];',
+    '		"legend: package" [shape=box, fontname="monospace", label="cat/pkg"];',
+    '		"legend: needs" [label="needs it (DEPEND, RDEPEND)"];',
+    '		"legend: build tool" [label="needs it to build (BDEPEND)"];',
+    '		"legend: test" [label="needs it for its tests only"];',
+    '		"legend: package" -> "legend: needs";',
+    '		"legend: package" -> "legend: build tool" [style=dotted];',
+    '		"legend: package" -> "legend: test" [style=dashed, label="test"];',
+    '		"legend: layer" [label="a grey box: one build-order layer, whose packages can be built side by side"];',
+    '	}',
+    '}',
+  );
   return `${lines.join('\n')}\n`;
+}
+
+/** Every package of several releases in build order: the newest release's order, then what only older ones have. */
+export function orderAcross(graphsNewestFirst: readonly BuildGraph[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const g of graphsNewestFirst) {
+    for (const n of g.order.length ? g.order : g.nodes) {
+      if (!seen.has(n)) {
+        seen.add(n);
+        out.push(n);
+      }
+    }
+  }
+  return out;
 }
 
 /** Plain text: packages in build order, each with what it needs. */

@@ -50,6 +50,15 @@ describe('rocm-ebuild manifest (an overlay, a distdir and a mirror on 127.0.0.1)
     await removeDir(work);
   });
 
+  it('reports the packages in build order, each after what it needs', async () => {
+    const r = await manifest(['--offline']);
+    assert.equal(r.code, 0, r.stderr);
+    const printed = r.stdout.trim().split('\n').map((l) => l.split(/\s+/)[1]!);
+    assert.equal(printed.length, plan.packages.length);
+    const graph = JSON.parse((await runCli(['graph', '--version', '6.2.2', '--json'])).stdout) as { edges: { from: string; to: string; testOnly: boolean }[] };
+    for (const e of graph.edges) if (!e.testOnly) assert.ok(printed.indexOf(e.to) < printed.indexOf(e.from), `${e.to} before ${e.from}`);
+  });
+
   it('fetches a missing distfile from the mirror, verifies it against the Manifest and changes nothing else', async () => {
     const name = rocprim();
     const body = await readFile(path.join(distdir, name));
@@ -171,5 +180,8 @@ describe('rocm-ebuild manifest (an overlay, a distdir and a mirror on 127.0.0.1)
     const r = await manifest(['sci-libs/not-rocm']);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /"sci-libs\/not-rocm" is not known/);
+    const typo = await manifest(['rocPRIMM']);
+    assert.equal(typo.code, 2);
+    assert.match(typo.stderr, /"rocPRIMM" is not known; did you mean sci-libs\/rocPRIM\?/);
   });
 });

@@ -1,5 +1,6 @@
 import { Flags } from '#oclif';
 import { BaseCommand } from '../../cli/base-command.js';
+import { writtenLine } from '../../cli/ci-output.js';
 import { matrixFlags } from '../../cli/matrix-flags.js';
 import { loadManifestOrFail, stackFor } from '../../cli/stack.js';
 import { emitOptions } from '../../matrix/ci-command.js';
@@ -23,16 +24,20 @@ Exit codes: 0 written, 2 invalid flags, manifest, release or gfx.`;
 
   static override flags = {
     ...matrixFlags,
-    output: Flags.string({ char: 'o', description: 'write here instead of stdout', helpValue: 'FILE' }),
+    output: Flags.string({ char: 'o', description: 'file to write (default: print to standard output)', helpValue: 'FILE' }),
     tool: Flags.string({ description: 'how jobs run rocm-ebuild (default: npx --yes rocm-ebuild@<this version>)', helpValue: 'COMMAND' }),
   };
 
   async run(): Promise<{ file: string | null; text: string }> {
     const { flags } = await this.parse(CiGitlab);
     const model = await stackFor(await loadManifestOrFail(flags.manifest), flags.version);
-    const text = gitlabPipeline(matrixPlan(model, matrixOptions(flags)), emitOptions(flags.tool, this.config.version, ['ci', 'gitlab', ...this.argv]));
+    const plan = matrixPlan(model, matrixOptions(flags));
+    const text = gitlabPipeline(plan, emitOptions(flags.tool, this.config.version, ['ci', 'gitlab', ...this.argv]));
     const file = flags.output ? await writeOutput(flags.output, text) : null;
-    if (!file && !this.jsonEnabled()) process.stdout.write(text);
+    if (!this.jsonEnabled()) {
+      if (file) this.log(writtenLine(file, plan));
+      else process.stdout.write(text);
+    }
     return { file, text };
   }
 }

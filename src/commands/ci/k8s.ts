@@ -1,11 +1,12 @@
 import { Flags } from '#oclif';
 import { BaseCommand } from '../../cli/base-command.js';
-import { matrixFlags } from '../../cli/matrix-flags.js';
+import { writtenLine } from '../../cli/ci-output.js';
+import { planFlags } from '../../cli/matrix-flags.js';
 import { loadManifestOrFail, stackFor } from '../../cli/stack.js';
 import { deviceTablePath, loadDeviceTable } from '../../gpu/devices.js';
 import { emitOptions } from '../../matrix/ci-command.js';
 import { k8sJobs } from '../../matrix/emit.js';
-import { matrixOptions, writeOutput } from '../../matrix/flags.js';
+import { MATRIX_DEFAULTS, matrixOptions, writeOutput } from '../../matrix/flags.js';
 import { matrixPlan } from '../../matrix/plan.js';
 
 export default class CiK8s extends BaseCommand {
@@ -28,12 +29,12 @@ Exit codes: 0 written, 2 invalid flags, manifest, release or gfx.`;
   ];
 
   static override flags = {
-    ...matrixFlags,
+    ...planFlags,
     repo: Flags.string({ description: "the overlay's git URL, cloned into each pod", required: true, helpValue: 'URL' }),
-    'node-label': Flags.string({ description: 'select nodes by this label (value: the gfx) instead of amd.com/gpu.device-id', helpValue: 'KEY' }),
+    'node-label': Flags.string({ description: 'select nodes by this label (value: the gfx) (default: by amd.com/gpu.device-id, the device plugin\'s label)', helpValue: 'KEY' }),
     claim: Flags.string({ description: 'ReadWriteMany PersistentVolumeClaim for binary packages, distfiles and reports', default: 'rocm-ebuild', helpValue: 'NAME' }),
-    namespace: Flags.string({ description: 'namespace of the Jobs', helpValue: 'NAME' }),
-    output: Flags.string({ char: 'o', description: 'write here instead of stdout', helpValue: 'FILE' }),
+    namespace: Flags.string({ description: 'namespace of the Jobs (default: none written, so kubectl applies them to its current namespace)', helpValue: 'NAME' }),
+    output: Flags.string({ char: 'o', description: 'file to write (default: print to standard output)', helpValue: 'FILE' }),
     tool: Flags.string({ description: 'how jobs run rocm-ebuild (default: npx --yes rocm-ebuild@<this version>)', helpValue: 'COMMAND' }),
   };
 
@@ -42,7 +43,8 @@ Exit codes: 0 written, 2 invalid flags, manifest, release or gfx.`;
     const manifest = await loadManifestOrFail(flags.manifest);
     const model = await stackFor(manifest, flags.version);
     const devices = await loadDeviceTable(deviceTablePath(manifest.targetsFile));
-    const text = k8sJobs(matrixPlan(model, matrixOptions(flags)), emitOptions(flags.tool, this.config.version, ['ci', 'k8s', ...this.argv]), {
+    const plan = matrixPlan(model, matrixOptions({ ...flags, 'label-scheme': MATRIX_DEFAULTS.labelScheme, 'base-runner': MATRIX_DEFAULTS.baseRunner }));
+    const text = k8sJobs(plan, emitOptions(flags.tool, this.config.version, ['ci', 'k8s', ...this.argv]), {
       repo: flags.repo,
       devices,
       claim: flags.claim,
@@ -50,7 +52,10 @@ Exit codes: 0 written, 2 invalid flags, manifest, release or gfx.`;
       ...(flags.namespace ? { namespace: flags.namespace } : {}),
     });
     const file = flags.output ? await writeOutput(flags.output, text) : null;
-    if (!file && !this.jsonEnabled()) process.stdout.write(text);
+    if (!this.jsonEnabled()) {
+      if (file) this.log(writtenLine(file, plan));
+      else process.stdout.write(text);
+    }
     return { file, text };
   }
 }

@@ -34,7 +34,7 @@ Exit codes: 0 listed (also when there is no GPU), 2 invalid flags, manifest or t
 
   static override flags = {
     version: Flags.string({ char: 'v', description: "ROCm release whose target policy is shown (default: the manifest's newest release)", helpValue: 'X.Y.Z' }),
-    format: Flags.string({ description: 'output format', options: ['table', 'json', 'cdi'], default: 'table' }),
+    format: Flags.string({ description: 'output format: the table, or a CDI spec (JSON output is --json, as for every command)', options: ['table', 'cdi'], default: 'table' }),
     manifest: manifestFlag,
   };
 
@@ -51,8 +51,7 @@ Exit codes: 0 listed (also when there is no GPU), 2 invalid flags, manifest or t
       if (!this.jsonEnabled()) process.stdout.write(`${JSON.stringify(spec, null, 2)}\n`);
       return spec;
     }
-    if (this.jsonEnabled()) return list;
-    process.stdout.write(flags.format === 'json' ? `${JSON.stringify(list, null, 2)}\n` : formatGpuTable(list));
+    if (!this.jsonEnabled()) process.stdout.write(formatGpuTable(list));
     return list;
   }
 }
