@@ -15,6 +15,7 @@ import { renderEbuild, renderMetadata } from '../../src/render/index.js';
 import { checkStack } from '../../src/stack-check/index.js';
 import { FULL_FILES, fullFixtureManifest } from '../helpers/fixture-manifest.js';
 import { removeDir, root, tempDir } from '../helpers/project.js';
+import { FULL, sample } from '../helpers/sample.js';
 
 const run = promisify(execFile);
 type Seg = string | number;
@@ -207,7 +208,9 @@ describe('hostile values in every string field the schemas define', function () 
           placed = true;
           const mapAt = field.key ? at.slice(0, -1) : at;
           const phaseCode = field.pattern[0] === 'phases';
-          for (const payload of PAYLOADS) {
+          // Every payload in every field with ROCM_EBUILD_TEST_FULL=1; else a seeded share of them per field
+          // (each payload still reaches many fields): the full walk is minutes.
+          for (const payload of sample(PAYLOADS, 6, `hostile ${field.key ? 'key' : 'value'} ${field.pattern.join('.')} ${rel}`)) {
             cases.push({ file: rel, at: mapAt, key: field.key, payload, text: splice(text, doc, mapAt, payload, field.key), where: mapAt, release: '6.2.2', phaseCode });
           }
           // The same value through an override: the set carries the whole top-level section, changed in one place.
@@ -320,6 +323,6 @@ describe('hostile values in every string field the schemas define', function () 
     problems.sort((a, b) => Number(/^(canary|exec|file) /.test(b)) - Number(/^(canary|exec|file) /.test(a)));
     assert.ok(problems.length === 0, `${problems.length} problems in ${cases.length} cases (${accepted} accepted and rendered):\n${problems.join('\n')}`);
     // Most payloads must be refused, and some accepted (free text), or the test checks less than it claims.
-    assert.ok(accepted > 20 && accepted < cases.length / 2, `${accepted} of ${cases.length} accepted`);
+    assert.ok(accepted > (FULL ? 20 : 5) && accepted < cases.length / 2, `${accepted} of ${cases.length} accepted`);
   });
 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { renderAmdgpuTargetsDesc } from '../../src/eclass/render-desc.js';
 import { loadTargetTable } from '../../src/eclass/table.js';
 import { knownReleases } from '../../src/model/resolve.js';
+import { releaseSample } from '../helpers/sample.js';
 import { buildContext } from '../../src/render/context.js';
 import { templateEnv } from '../../src/render/env.js';
 import { metadataContext } from '../../src/render/index.js';
@@ -32,7 +33,7 @@ describe('templates compiled at build time', function () {
   });
   after(() => removeDir(dir));
 
-  it('are those of ebuild-templates/ and render every package of every release byte for byte as the source does', async () => {
+  it('are those of ebuild-templates/ and render every package of a release of each family byte for byte as the source does', async () => {
     assert.ok(precompiledTemplates(templatesDir), `npm run build wrote ${GENERATED_TEMPLATES} from the shipped templates`);
     const compiled = templateEnv();
     assert.deepEqual(loaderNames(compiled), ['PrecompiledLoader', 'FileSystemLoader']);
@@ -43,7 +44,7 @@ describe('templates compiled at build time', function () {
     assert.deepEqual(loaderNames(source), ['FileSystemLoader']);
     const manifest = await loadManifestOrFail(shippedManifest);
     let rendered = 0;
-    for (const version of knownReleases(manifest)) {
+    for (const version of releaseSample(knownReleases(manifest), 'precompiled templates')) {
       const model = await stackFor(manifest, version);
       for (const c of model.components) {
         const context = buildContext(c, model, { year: 2026 });
@@ -53,7 +54,7 @@ describe('templates compiled at build time', function () {
         rendered++;
       }
     }
-    assert.ok(rendered > 300, `${rendered} ebuilds`);
+    assert.ok(rendered > 90, `${rendered} ebuilds`);
     for (const sign of [true, false]) {
       assert.equal(compiled.render('repo/layout.conf.njk', { repoName: 'rocm', signCommits: sign }), source.render('repo/layout.conf.njk', { repoName: 'rocm', signCommits: sign }));
     }

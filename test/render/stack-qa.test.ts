@@ -12,6 +12,7 @@ import { failing, formatText } from '../../src/lint/index.js';
 import { evaluateRequiredUse } from '../../src/lint/checks/use-flags.js';
 import { renderEbuild, renderMetadata } from '../../src/render/index.js';
 import { removeDir, root, shippedManifest, tempDir } from '../helpers/project.js';
+import { releaseSample } from '../helpers/sample.js';
 
 const run = promisify(execFile);
 
@@ -57,9 +58,12 @@ describe('every generated ebuild of the shipped stack', function () {
     });
   }
 
-  it('every other release passes our checks too (errors and warnings)', async () => {
+  // Per release, once per family (the others of a family share its layout): ROCM_EBUILD_TEST_FULL=1 for all.
+  it('a release of every family passes our checks too (errors and warnings)', async () => {
     const problems: string[] = [];
-    for (const model of all.filter((m) => !['6.2.2', '6.3.3'].includes(m.release.version))) {
+    const others = all.map((m) => m.release.version).filter((v) => !['6.2.2', '6.3.3'].includes(v));
+    const chosen = releaseSample(others, 'stack QA');
+    for (const model of all.filter((m) => chosen.includes(m.release.version))) {
       for (const c of model.components) {
         const bad = failing((await lintComponent(c, model)).results);
         if (bad.length) problems.push(`${model.release.version}: ${formatText(bad).trimEnd()}`);
