@@ -129,12 +129,80 @@ export function formatPatchesMarkdown(r: PatchesReport): string {
   return out.join('\n');
 }
 
+/** A repository that could not be asked, as the tags report lists it. */
+export interface Unreachable {
+  repo: string;
+  url: string;
+  error: string;
+}
+
+/** What went wrong, without what differs between repositories failing the same way (their URL, a time). */
+function causeOf(u: Unreachable): string {
+  const name = u.repo.split('/').pop()!;
+  return u.error
+    .replace(/^fatal: unable to access '[^']*': /, '')
+    .replaceAll(u.url, '<repository>')
+    .replace(/'[^']*'/g, (quoted) => (quoted.includes(name) ? "'<repository>'" : quoted))
+    .replace(/ after \d+ ms/, '')
+    .trim();
+}
+
+const NETWORK = /resolve host|Could not connect|Couldn't connect|Failed to connect|Connection refused|Connection timed out|Network is unreachable|no answer within|timed out|SSL|proxy|TLS/i;
+
+function adviceFor(cause: string): string {
+  if (NETWORK.test(cause)) {
+    return (
+      'what to do: no network, or the host cannot be reached: check the connection (and HTTPS_PROXY), raise --timeout, ' +
+      'or read local mirrors with --base-url (a directory or URL the owner/name path is appended to, or a template such as /srv/mirror/{owner}+{repo}.git)'
+    );
+  }
+  if (/not found|does not appear to be a git repository|no git repository|does not exist|HTTP 404/i.test(cause)) {
+    return 'what to do: nothing answers for these repositories at that address: check --base-url (or its {owner} and {repo} template)';
+  }
+  return 'what to do: run again; if it persists, read mirrors with --base-url';
+}
+
+/**
+ * Repositories that could not be asked, grouped by cause as bump groups failed downloads: one
+ * line per cause with the repositories it hit and what to do, so fifty repositories behind one
+ * missing network are one line, not fifty.
+ */
+export function describeUnreachable(list: readonly Unreachable[]): string[] {
+  const groups = new Map<string, Unreachable[]>();
+  for (const u of list) {
+    let host = 'local';
+    try {
+      host = new URL(u.url).host || 'local';
+    } catch {
+      // A plain directory: no host.
+    }
+    const key = `${host}\u0000${causeOf(u)}`;
+    groups.set(key, [...(groups.get(key) ?? []), u]);
+  }
+  const out: string[] = [];
+  for (const [key, group] of groups) {
+    const cause = key.split('\u0000')[1]!;
+    if (group.length === 1) out.push(`unreachable: ${group[0]!.repo} (${group[0]!.url}): ${group[0]!.error}`);
+    else {
+      const names = group.map((u) => u.repo);
+      const shown = names.length <= 4 ? names.join(', ') : `${names.slice(0, 4).join(', ')} and ${names.length - 4} more`;
+      out.push(`unreachable: ${group.length} repositories (${shown}): ${cause}`);
+    }
+    out.push(`  ${adviceFor(cause)}`);
+  }
+  return out;
+}
+
 export function formatTagsText(r: TagsReport): string {
   const out: string[] = [`The manifest knows ${r.known.join(', ')}.`];
   const asked = r.repositories.length;
-  if (r.missing.length === 0) out.push(`Upstream has no release the manifest lacks (${asked - r.unreachable.length} of ${asked} repositories answered).`);
-  else {
-    out.push(`Releases upstream has that the manifest lacks (${asked - r.unreachable.length} of ${asked} repositories answered):`);
+  const answered = asked - r.unreachable.length;
+  if (asked > 0 && answered === 0) {
+    out.push(`No repository could be asked (none of ${asked} answered): nothing is known of upstream's releases.`);
+  } else if (r.missing.length === 0) {
+    out.push(`Upstream has no release the manifest lacks (${answered} of ${asked} repositories answered${r.unreachable.length ? '; those that did not may have some' : ''}).`);
+  } else {
+    out.push(`Releases upstream has that the manifest lacks (${answered} of ${asked} repositories answered):`);
     for (const m of r.missing) {
       const lacking = m.lacking.length === 0 ? 'in every repository' : `not in ${m.lacking.length <= 4 ? m.lacking.join(', ') : `${m.lacking.slice(0, 4).join(', ')} and ${m.lacking.length - 4} more`}`;
       const stream = m.stream === 'therock' ? ` (TheRock ${m.tag})` : '';
@@ -142,7 +210,7 @@ export function formatTagsText(r: TagsReport): string {
     }
   }
   if (r.hiddenOlder > 0) out.push(`(${r.hiddenOlder} older release${r.hiddenOlder === 1 ? '' : 's'} not shown: --all lists them)`);
-  for (const u of r.unreachable) out.push(`unreachable: ${u.repo} (${u.url}): ${u.error}`);
+  out.push(...describeUnreachable(r.unreachable));
   return `${out.join('\n')}\n`;
 }
 

@@ -152,10 +152,11 @@ export class TreeProvider {
     const r = this.fetched.get(ref.distfile)!;
     if (r.status === 'missing') throw new TreeError(`${ref.distfile} is not in the distdir (--offline)`, 'unreachable');
     if (r.status === 'failed' || !r.path) {
-      const why = r.error ?? r.attempts.map((t) => `${t.url}: ${t.outcome}`).join('; ');
+      // The distfiles engine's error already says "could not fetch FILE: …"; it is not said twice.
+      const why = r.error ?? `cannot fetch ${ref.distfile}: ${r.attempts.map((t) => `${t.url}: ${t.outcome}`).join('; ')}`;
       // A 404 for a GitHub tag archive means the tag does not exist.
       const missing = r.attempts.length > 0 && r.attempts.every((t) => /\b404\b/.test(t.outcome));
-      throw new TreeError(missing ? `no release archive ${ref.url} (HTTP 404: no such tag?)` : `cannot fetch ${ref.distfile}: ${why}`, missing ? 'missing' : 'unreachable');
+      throw new TreeError(missing ? `no release archive ${ref.url} (HTTP 404: no such tag?)` : why, missing ? 'missing' : 'unreachable');
     }
     return ArchiveTree.open(r.path, label, this.access.cacheDir, ref.subdir, r.status === 'fetched' ? (r.entry?.size ?? 0) : 0);
   }

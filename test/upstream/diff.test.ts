@@ -133,6 +133,17 @@ describe('upstream diff', function () {
     } finally {
       await server.close();
     }
+    // A tarball that cannot be fetched is said once, not "cannot fetch X: could not fetch X".
+    // (A server with no routes answers 404.)
+    const refused = await TestServer.start();
+    try {
+      const failed = await runCli(['upstream', 'diff', '6.2.2', '6.3.3', 'runtime', '--manifest', stack, '--distdir', path.join(dir, 'distfiles-empty'), '--mirror', refused.url('/mirror'), '--timeout', '5'], { env });
+      assert.equal(failed.code, 5, failed.stderr);
+      assert.match(failed.stdout, /^ {2}ROCm\/runtime: not compared: (could not fetch|no release archive) /m);
+      assert.doesNotMatch(failed.stdout, /cannot fetch [^:\n]+: could not fetch/);
+    } finally {
+      await refused.close();
+    }
     // Offline: what is in the distdir is enough; a missing file is reported, not fatal.
     const off = await runCli(['upstream', 'diff', '6.2.2', '6.3.3', 'gpulib', 'runtime', '--manifest', stack, '--distdir', distdir, '--offline'], { env });
     assert.equal(off.code, 5, off.stderr);

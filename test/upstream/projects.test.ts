@@ -122,7 +122,12 @@ describe('upstream projects', function () {
     assert.match(bad.stderr, /broken\.xml: not a valid XML manifest/);
     const away = await runCli(['upstream', 'projects', '6.3.3', '--manifest', stack, '--base-url', `file://${path.join(dir, 'nothing-here')}`], { env });
     assert.equal(away.code, 5);
-    assert.match(away.stderr, /cannot read the release manifest of 6\.3\.3: ROCm\/ROCm: no git repository at/);
+    assert.match(away.stderr, /cannot read the release manifest of 6\.3\.3, so whether AMD has that release is not known: ROCm\/ROCm: no git repository at/);
+    // No network (nothing listens there): not "no such release".
+    const offline = await runCli(['upstream', 'projects', '9.9.9', '--manifest', stack, '--base-url', 'http://127.0.0.1:9', '--timeout', '5'], { env });
+    assert.equal(offline.code, 5, offline.stderr);
+    assert.doesNotMatch(offline.stderr, /AMD has no release/);
+    assert.match(offline.stderr, /whether AMD has that release is not known: .*; no network\? Check the connection/);
     const notKnown = await runCli(['upstream', 'projects', '6.3.3', '--against', '6.1.0', '--manifest', stack], { env });
     assert.equal(notKnown.code, 2);
     assert.match(notKnown.stderr, /--against 6\.1\.0 is not a release of .*; it knows 6\.2\.2/);

@@ -89,6 +89,17 @@ describe('upstream tags', function () {
     assert.match(r.stderr, /^\[\d\/4\] git ls-remote /m);
   });
 
+  it('with no repository answering says nothing could be asked, one line per cause with what to do (exit 5)', async () => {
+    const r = await runCli(['upstream', 'tags', '--manifest', stack, '--base-url', `file://${path.join(dir, 'nowhere')}`], { env });
+    assert.equal(r.code, 5, r.stderr);
+    assert.doesNotMatch(r.stdout, /no release the manifest lacks/);
+    assert.match(r.stdout, /^No repository could be asked \(none of 4 answered\): nothing is known of upstream's releases\.$/m);
+    const lines = r.stdout.split('\n').filter((l) => l.startsWith('unreachable: '));
+    assert.equal(lines.length, 1, r.stdout);
+    assert.match(lines[0]!, /^unreachable: 4 repositories \(ROCm\/gpulib, ROCm\/gpulib-data, ROCm\/runtime, ROCm\/thunk\): /);
+    assert.match(r.stdout, /^ {2}what to do: .*--base-url/m);
+  });
+
   it('--json keeps exit 5 and gives every repository; --all lists older releases; COMPONENT narrows', async () => {
     const r = await runCli(['upstream', 'tags', 'gpulib', 'runtime', '--all', '--json', '--manifest', stack, '--base-url', `file://${path.join(dir, 'git')}`], { env });
     const j = JSON.parse(r.stdout) as TagsJson;

@@ -81,7 +81,12 @@ could not be fetched. Repositories that cannot be asked for evidence are noted, 
       if (err instanceof ReleaseManifestError) throw new UserError(err.message, ExitCode.invalidInput);
       if (err instanceof TreeError) {
         throw new UserError(
-          err.kind === 'missing' ? `AMD has no release ${version}: ${err.message}` : `cannot read the release manifest of ${version}: ${err.message}`,
+          err.kind === 'missing'
+            ? `AMD has no release ${version}: ${err.message}`
+            : `cannot read the release manifest of ${version}, so whether AMD has that release is not known: ${err.message}` +
+                (/resolve host|connect|no answer within|timed out|Network is unreachable/i.test(err.message)
+                  ? '; no network? Check the connection (and HTTPS_PROXY), or read a mirror with --base-url'
+                  : ''),
           err.kind === 'missing' ? ExitCode.invalidInput : ExitCode.fetchFailed,
         );
       }
