@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { projectRoot } from '../src/paths.js';
@@ -130,6 +130,52 @@ describe('rocm.eclass', function () {
         assert.match(stale.stderr, /\+ gfx1030 - RDNA2 GPU, codename navi21/);
       } finally {
         rmSync(overlay, { recursive: true, force: true });
+      }
+    });
+
+    it('--output takes an existing directory or a new one in an existing directory, and refuses the rest at once', function () {
+      const work = mkdtempSync(path.join(tmpdir(), 'rocm-ebuild-eclass-out-'));
+      try {
+        const file = path.join(work, 'a-file');
+        writeFileSync(file, 'x');
+        for (const [output, message] of [
+          [file, /--output .*a-file: not a directory/],
+          [path.join(work, 'no', 'such', 'overlay'), /no\/such is not an existing directory; create it first/],
+          // Node's recursive mkdir never returns here; this must end, with an error.
+          ['/proc/x', /cannot create \/proc\/x/],
+        ] as const) {
+          const r = spawnSync(process.execPath, [cli, 'eclass', '--output', output], { encoding: 'utf8', cwd: projectRoot, timeout: 30_000 });
+          assert.equal(r.error, undefined, `${output}: ${String(r.error)}`);
+          assert.equal(r.status, 2, `${output}: ${r.stderr}`);
+          assert.match(r.stderr, message);
+        }
+        assert.ok(!existsSync(path.join(work, 'no')));
+        const fresh = run(process.execPath, [cli, 'eclass', '--output', path.join(work, 'new-overlay')]);
+        assert.equal(fresh.status, 0, fresh.stderr);
+        assert.ok(existsSync(path.join(work, 'new-overlay', 'eclass', 'rocm.eclass')));
+      } finally {
+        rmSync(work, { recursive: true, force: true });
+      }
+    });
+
+    it('an installed rocm-ebuild writes its eclass only to an --output directory, never into its own package', function () {
+      const pkg = mkdtempSync(path.join(tmpdir(), 'rocm-ebuild-installed-'));
+      try {
+        // A copy of the package as npm installs it: no .git; its eclass and profiles copied, the rest linked.
+        for (const f of ['bin', 'package.json', 'oclif.manifest.json', 'eclass', 'profiles']) cpSync(path.join(projectRoot, f), path.join(pkg, f), { recursive: true });
+        for (const d of ['src', 'vendor', 'cli']) cpSync(path.join(projectRoot, 'dist', d), path.join(pkg, 'dist', d), { recursive: true, preserveTimestamps: true });
+        for (const d of ['node_modules', 'manifest', 'schemas', 'ebuild-templates']) symlinkSync(path.join(projectRoot, d), path.join(pkg, d));
+        const installed = path.join(pkg, 'eclass', 'rocm.eclass');
+        writeFileSync(installed, readFileSync(installed, 'utf8').replace(/^# Copyright \d{4}/m, '# Copyright 1999'));
+        const before = readFileSync(installed, 'utf8');
+        const r = run(process.execPath, [path.join(pkg, 'bin', 'run.js'), 'eclass'], { cwd: pkg });
+        assert.equal(r.status, 2, r.stderr);
+        assert.match(r.stderr, /without --output, eclass rewrites rocm-ebuild's own eclass, which only a source checkout may do; .*--output DIR/);
+        assert.equal(readFileSync(installed, 'utf8'), before);
+        const check = run(process.execPath, [path.join(pkg, 'bin', 'run.js'), 'eclass', '--check', '--json'], { cwd: pkg });
+        assert.notEqual(check.status, 2, check.stderr);
+      } finally {
+        rmSync(pkg, { recursive: true, force: true });
       }
     });
 

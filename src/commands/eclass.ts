@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Flags } from '#oclif';
 import { formatIssue } from '../manifest/issues.js';
@@ -6,6 +6,7 @@ import { BaseCommand } from '../cli/base-command.js';
 import { UserError } from '../cli/errors.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { projectRoot } from '../paths.js';
+import { makeDirectories, outputDirectory, runsFromCheckout } from '../cli/output-dir.js';
 import { loadManifestOrFail, manifestFlag } from '../cli/stack.js';
 import {
   changedLines,
@@ -32,7 +33,10 @@ export default class Eclass extends BaseCommand {
     '(between the "BEGIN/END GENERATED AMDGPU TARGET TABLE" lines) and profiles/desc/amdgpu_targets.desc ' +
     'under the output directory. The rest of the eclass is kept as it is; an overlay without the eclass ' +
     "gets rocm-ebuild's own. A file's copyright year is moved to the current year only when its content " +
-    'changes. Exit codes: 0 done (or, with --check, up to date), 2 invalid target table or eclass, ' +
+    'changes. Without --output the files are those of rocm-ebuild itself, which only a source checkout of it ' +
+    'may rewrite: an installed copy checks them with --check and writes only to an --output directory (one that ' +
+    'exists, or a new one in an existing directory). ' +
+    'Exit codes: 0 done (or, with --check, up to date), 2 invalid target table, eclass or output directory, ' +
     '6 with --check when a file differs.';
 
   static override examples = [
@@ -49,7 +53,7 @@ export default class Eclass extends BaseCommand {
     }),
     output: Flags.string({
       char: 'o',
-      description: 'directory holding eclass/ and profiles/desc/, e.g. an overlay (default: the rocm-ebuild project)',
+      description: 'directory holding eclass/ and profiles/desc/, e.g. an overlay (default: the rocm-ebuild source checkout it runs from)',
       helpValue: 'DIR',
     }),
     manifest: manifestFlag,
@@ -62,7 +66,14 @@ export default class Eclass extends BaseCommand {
 
   async run(): Promise<EclassResult> {
     const { flags } = await this.parse(Eclass);
-    const outputDir = path.resolve(flags.output ?? projectRoot);
+    if (flags.output === undefined && !flags.check && !runsFromCheckout()) {
+      throw new UserError(
+        `without --output, eclass rewrites rocm-ebuild's own eclass, which only a source checkout may do; this rocm-ebuild is installed at ${projectRoot}. ` +
+          'Name the overlay to write to with --output DIR (or check the shipped files with --check)',
+        ExitCode.invalidInput,
+      );
+    }
+    const outputDir = flags.output === undefined ? projectRoot : (await outputDirectory(flags.output)).dir;
     const table = await loadTable(flags.targets);
 
     let files: GeneratedFile[];
@@ -107,7 +118,7 @@ export default class Eclass extends BaseCommand {
         this.log(`${f.path}: unchanged`);
         continue;
       }
-      await mkdir(path.dirname(f.absolute), { recursive: true });
+      await makeDirectories(outputDir, path.relative(outputDir, path.dirname(f.absolute)));
       await writeFile(f.absolute, f.content);
       this.log(`${f.path}: ${f.status}`);
     }
