@@ -2,6 +2,8 @@ import { Args } from '#oclif';
 import { BaseCommand } from '../cli/base-command.js';
 import { loadManifestOrFail } from '../cli/stack.js';
 import { knownReleases } from '../model/resolve.js';
+import { UserError } from '../cli/errors.js';
+import type { ManifestIssue } from '../manifest/issues.js';
 
 export default class Validate extends BaseCommand {
   static override summary = 'Check a stack manifest against the schemas and its cross-references';
@@ -27,9 +29,22 @@ export default class Validate extends BaseCommand {
 
   async run(): Promise<{ valid: true; file: string; releases: string[]; components: number }> {
     const { args } = await this.parse(Validate);
-    const manifest = await loadManifestOrFail(args.manifest);
+    const manifest = await loadManifestOrFail(args.manifest).catch((err: unknown) => {
+      throw err instanceof UserError ? positionalHints(err) : err;
+    });
     const releases = knownReleases(manifest);
     this.log(`${manifest.file}: valid (${manifest.components.length} components, releases ${releases.join(', ')})`);
     return { valid: true, file: manifest.file, releases, components: manifest.components.length };
   }
+}
+
+/**
+ * The loader's hint for a file it cannot read names --manifest, the flag of every other command;
+ * here the path is validate's argument.
+ */
+function positionalHints(err: UserError): UserError {
+  const fix = (text: string) => text.replaceAll('check the path given with --manifest or listed under', 'check the MANIFEST path given to validate, or the files listed under');
+  const details = err.details as { issues?: ManifestIssue[] } | undefined;
+  const issues = details?.issues?.map((i) => (i.hint ? { ...i, hint: fix(i.hint) } : i));
+  return new UserError(fix(err.message), err.exitCode, issues ? { ...details, issues } : err.details);
 }

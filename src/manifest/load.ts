@@ -109,6 +109,20 @@ async function matchFiles(patterns: string[], dir: string): Promise<string[]> {
  * collecting every problem. What fails is set aside (see BrokenParts) and
  * the rest returned, for the stack-wide checks to go on with.
  */
+/**
+ * Optional sections whose content no check of another section reads (a dependency list, CMake
+ * defines, fix-ups, phase code): without them a component is still whole for every other check,
+ * and nothing else would report their absence.
+ */
+const SELF_CONTAINED = new Set(['deps', 'cmake', 'python', 'prepare', 'patches', 'inherit', 'globals', 'restrict', 'phases', 'notes', 'qa', 's', 'llvm', 'required_use']);
+
+/** The component without its broken sections, when only self-contained ones are broken and the rest is valid. */
+function salvage(validator: SchemaValidator, source: YamlSource, value: Record<string, unknown>, bad: Set<string>, onlySchema: boolean): ComponentSpec | undefined {
+  if (!onlySchema || bad.size === 0 || [...bad].some((k) => !SELF_CONTAINED.has(k))) return undefined;
+  const rest = Object.fromEntries(Object.entries(value).filter(([k]) => !bad.has(k)));
+  return validator.validate('component.schema.json', source, rest).length === 0 ? (rest as unknown as ComponentSpec) : undefined;
+}
+
 export async function readManifest(file: string, options: ReadOptions = {}): Promise<ManifestRead> {
   const read = options.readSource ?? ((f: string) => readYamlSource(f));
   const stackFile = await resolveManifestPath(file);
@@ -231,6 +245,13 @@ export async function readManifest(file: string, options: ReadOptions = {}): Pro
     }
     const bad = topKeys(own.broken);
     const v = (value ?? {}) as Record<string, unknown>;
+    // A schema error in a section no other check reads is set aside with that section only: the
+    // component's other sections are still checked, so fixing one error does not reveal the next.
+    const salvaged = salvage(validator, got.source, v, bad, all.length === own.issues.length);
+    if (salvaged) {
+      components.push({ spec: salvaged, source: got.source });
+      continue;
+    }
     const text = (key: string, re: RegExp) => (!bad.has(key) && typeof v[key] === 'string' && re.test(v[key]) ? (v[key] as string) : undefined);
     const atom = text('atom', ATOM);
     const name = text('name', NAME);

@@ -92,6 +92,21 @@ describe('manifest validation', () => {
     ]);
   });
 
+  it("reports a component's other problems beside a schema error in one of its sections", async () => {
+    const text = BASE_FILES['components/app.yaml']!.replace('atom: sci-libs/gpulib\n', 'atom: sci-libs/gpulb\n');
+    const { dir, issues } = await issuesFor({ 'components/app.yaml': `${text}restrict: { x: 1 }\n` });
+    const lines = shown(dir, issues);
+    assert.ok(lines.some((l) => /^components\/app\.yaml:\d+:\d+: \$\.restrict: /.test(l)), lines.join('\n'));
+    assert.ok(lines.some((l) => /^components\/app\.yaml:14:11: \$\.deps\[0\]\.atom: NonexistentDeps: sci-libs\/gpulb /.test(l)), lines.join('\n'));
+  });
+
+  it('names its MANIFEST argument, not --manifest, in the hint for a path that is not there', async () => {
+    const r = await runCli(['validate', '/nonexistent/rocm-manifest']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /hint: check the MANIFEST path given to validate/);
+    assert.doesNotMatch(r.stderr, /--manifest/);
+  });
+
   it('reports a sub-slotted dependency without := (MissingSlotDep)', async () => {
     const { dir, issues } = await issuesFor(edit('components/gpulib.yaml', '    slot: "="\n', ''));
     assert.deepEqual(shown(dir, issues), [
