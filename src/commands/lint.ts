@@ -16,6 +16,7 @@ import { compareVersions, withoutRevision } from '../model/version.js';
 import { knownReleases, resolveComponent, type ResolvedComponent, type StackModel } from '../model/resolve.js';
 import { checkOverlayPath } from '../overlay/paths.js';
 import { byCodePoint } from '../util/order.js';
+import { createProgress } from '../cli/progress.js';
 
 export default class Lint extends BaseCommand {
   static override summary = 'Check ebuilds the way pkgcheck and a Gentoo reviewer would';
@@ -75,6 +76,8 @@ export default class Lint extends BaseCommand {
       for (const c of (await modelOf(release)).components) pool.set(c.atom, c);
     }
     const shell = !flags['no-shellcheck'] && hasTool('shellcheck');
+    // A line that redraws itself on a terminal; nothing in a pipe or a log, whose reader wants the results only.
+    const progress = createProgress({ quiet: this.jsonEnabled() || !process.stderr.isTTY });
     const lints: ComponentLint[] = [];
     const linted = new Set<string>(flags.version && !flags.overlay ? [flags.version] : []);
     if (flags.overlay) {
@@ -91,6 +94,8 @@ export default class Lint extends BaseCommand {
       const stackAtoms = new Set(manifest.components.map((c) => c.spec.atom));
       const texts: string[] = [];
       const wanted: ComponentLint[] = [];
+      const total = atoms.reduce((n, a) => n + (state.packages.get(a)?.versions.length ?? 0), 0);
+      let n = 0;
       for (const atom of atoms) {
         const pkg = state.packages.get(atom);
         if (!pkg) continue;
@@ -101,6 +106,7 @@ export default class Lint extends BaseCommand {
           const text = await readFile(path.join(dir, file), 'utf8');
           // A stack package at a release the manifest knows: against that release; anything else as pkgcheck would.
           const release = withoutRevision(v);
+          progress.step(++n, total, `${atom}-${v}`);
           const other = c && manifest.stack.releases[release] ? await modelOf(release) : undefined;
           const at = other && c ? resolveComponent(manifest, c.loaded, other.release) : undefined;
           const l = at && other
@@ -121,8 +127,9 @@ export default class Lint extends BaseCommand {
     } else {
       const wantedAtoms = requirePackageNames(argv as string[], [...pool.keys()], flags.version ? `ROCm ${flags.version}` : "the manifest's stack");
       const components = [...pool.values()].filter((c) => wantedAtoms.length === 0 || wantedAtoms.includes(c.atom));
-      lints.push(...(await lintComponents(components, (await modelOf(flags.version!)), () => ({ tools: { shellcheck: shell } }))));
+      lints.push(...(await lintComponents(components, await modelOf(flags.version!), () => ({ tools: { shellcheck: shell } }), progress)));
     }
+    progress.done();
     const results = lints.flatMap((l) => l.results);
     // How far the facts behind the checked releases were established: lint judges form, not that.
     const evidence = Object.fromEntries([...linted].sort(compareVersions).map((release) => [release, releaseEvidence(models.get(release)!.components)]));

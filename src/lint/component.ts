@@ -1,3 +1,4 @@
+import type { Progress } from '../util/progress.js';
 import { inRelease, knownReleases, upstreamRepos, type ResolvedComponent, type StackModel } from '../model/resolve.js';
 import { currentYear, renderEbuild, renderMetadata } from '../render/index.js';
 import { bashSyntax, bashSyntaxAll, shellcheck, shellcheckAll, type ToolFinding } from './external-tools.js';
@@ -119,8 +120,11 @@ export async function lintComponents(
   components: ResolvedComponent[],
   model: StackModel,
   options: (c: ResolvedComponent) => Parameters<typeof lintComponent>[2],
+  progress?: Progress,
 ): Promise<ComponentLint[]> {
   const year = currentYear();
+  const steps = 2;
+  progress?.step(1, steps, `rendering and checking ${components.length} ebuild${components.length === 1 ? '' : 's'}`);
   const inputs = components.map((c) => {
     const o = options(c) ?? {};
     return { c, o, text: o.text ?? renderEbuild(c, model, { year: o.year ?? year }) };
@@ -138,8 +142,12 @@ export async function lintComponents(
     (err: unknown) => ({ ok: false as const, err }),
   );
   const lints = await Promise.all(inputs.map(({ c, o, text }) => lintComponent(c, model, { ...o, text, tools: undefined }))).finally(() => settled);
-  if (!settled) return lints;
-  const done = await settled;
+  if (!settled) {
+    progress?.done();
+    return lints;
+  }
+  progress?.step(2, steps, `bash -n${wanted.some((w) => w.o.tools!.shellcheck) ? ' and shellcheck' : ''} on ${wanted.length} ebuild${wanted.length === 1 ? '' : 's'}`);
+  const done = await settled.finally(() => progress?.done());
   if (!done.ok) throw done.err;
   const [syntax, style] = done.r;
   wanted.forEach((w, i) => {
