@@ -72,6 +72,8 @@ describe('pr check', function () {
       assert.match(text.stdout, /^ {2}sci-libs\/rocAL-6\.2\.2: RequiredUseDefaults: .* \[info, [0-9a-f]{12}\]$/m);
       assert.match(text.stdout, /^HEAD~2\.\.HEAD: 2 commits, 2 ebuilds linted \(rocm-ebuild\): 0 errors, 0 warnings, 0 style, 2 info$/m);
       assert.match(text.stdout, /^note: disabled with --no-pkgcheck$/m);
+      // As its help says: progress only on a terminal; in a pipe the report alone.
+      assert.equal(text.stderr, '');
     });
   });
 

@@ -33,6 +33,9 @@ When pkgcheck is on PATH, \`pkgcheck scan --commits A..B -c +GitCommitMessageChe
 -R JsonReporter\` runs too and its results are folded in, marked as pkgcheck's. Without it, the report says
 that only rocm-ebuild's checks ran.
 
+Progress: a line that redraws itself on stderr when that is a terminal; nothing in a pipe or with --json, where
+the report is all there is to read.
+
 Exit codes: 0 no error-level result (warnings, style and info are shown), 6 an error-level result, 2 invalid
 input (unknown revision, no base to compare with), 4 not a git repository.`;
 
