@@ -12,7 +12,7 @@ describe('CLI conventions', function () {
   this.timeout(60_000);
 
   it('has the commands the README documents', () => {
-    assert.deepEqual(commands, ['bump', 'eclass', 'eclassdoc', 'graph', 'help', 'lint', 'manifest', 'matrix', 'render', 'test', 'validate']);
+    assert.deepEqual(commands, ['bump', 'completion', 'eclass', 'eclassdoc', 'graph', 'help', 'lint', 'manifest', 'matrix', 'render', 'test', 'validate']);
   });
 
   for (const command of commands) {
