@@ -1,3 +1,4 @@
+import { copyShippedManifest } from '../helpers/manifest-copy.js';
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
 import { cp, mkdir, readdir, readFile, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
@@ -27,7 +28,7 @@ describe('manifest cache', function () {
   beforeEach(async () => {
     dir = await tempDir('rocm-ebuild-cache-');
     cacheHome = path.join(dir, 'cache');
-    await cp(path.join(root, 'manifest'), path.join(dir, 'manifest'), { recursive: true });
+    await copyShippedManifest(path.join(dir, 'manifest'));
     stackFile = path.join(dir, 'manifest', 'stack.yaml');
     process.env.XDG_CACHE_HOME = cacheHome;
   });
