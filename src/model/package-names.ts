@@ -1,6 +1,7 @@
 import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
 import { byCodePoint } from '../util/order.js';
+import { levenshtein } from '../util/closest.js';
 
 /**
  * Package names as a maintainer types them on the command line: the full
@@ -72,24 +73,10 @@ export function suggestions(name: string, known: readonly string[]): string[] {
   const limit = Math.max(1, Math.floor(lower.length / 4));
   const scored = known
     .map((atom) => {
-      const d = lower.includes('/') ? distance(lower, atom.toLowerCase()) : distance(lower, atom.slice(atom.indexOf('/') + 1).toLowerCase());
+      const d = lower.includes('/') ? levenshtein(lower, atom.toLowerCase()) : levenshtein(lower, atom.slice(atom.indexOf('/') + 1).toLowerCase());
       return { atom, d };
     })
     .filter((s) => s.d <= limit)
     .sort((a, b) => a.d - b.d || byCodePoint(a.atom, b.atom));
   return scored.slice(0, 3).map((s) => s.atom);
-}
-
-/** Levenshtein distance, two rows. */
-function distance(a: string, b: string): number {
-  if (a === b) return 0;
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[b.length]!;
 }
