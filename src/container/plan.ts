@@ -1,8 +1,6 @@
-import { closest } from '../manifest/schema-validator.js';
 import type { ResolvedComponent, StackModel } from '../model/resolve.js';
 import { buildGraph, type BuildGraph } from '../plan/graph.js';
-import { UserError } from '../util/errors.js';
-import { ExitCode } from '../util/exit-codes.js';
+import { requirePackageNames } from '../model/package-names.js';
 
 /** How much of each package's test suite runs. */
 export type TestTier = 'none' | 'smoke' | 'full';
@@ -35,19 +33,17 @@ export interface TestPlan {
   graph: BuildGraph;
 }
 
-/** category/PN from category/PN or PN (or the component's name), with a suggestion for a typo. */
+/**
+ * category/PN from category/PN or PN (or the component's name), as Portage
+ * atoms may also write them (`=sci-libs/rocBLAS-6.2.2::rocm`): the one package
+ * name resolver every command uses, with its suggestions for a typo.
+ */
 export function resolveAtoms(model: StackModel, names: readonly string[]): string[] {
-  const out: string[] = [];
-  for (const name of names) {
-    const bare = name.replace(/^=/, '').replace(/-[0-9][^/]*$/, '').replace(/::.*$/, '');
-    const c = model.byAtom.get(bare) ?? model.components.find((x) => x.pn === bare || x.name === bare);
-    if (!c) {
-      const near = closest(bare, [...model.byAtom.keys(), ...model.components.map((x) => x.pn)]);
-      throw new UserError(`no package ${name} in the ${model.release.version} stack${near ? `; did you mean ${near}?` : ''}`, ExitCode.invalidInput);
-    }
-    if (!out.includes(c.atom)) out.push(c.atom);
-  }
-  return out;
+  const bare = names.map((name) => {
+    const b = name.replace(/^=/, '').replace(/-[0-9][^/]*$/, '').replace(/::.*$/, '');
+    return model.components.find((x) => x.name === b && !model.components.some((y) => y.pn === b))?.atom ?? b;
+  });
+  return requirePackageNames(bare, model.components.map((c) => c.atom), `ROCm ${model.release.version}`);
 }
 
 function testsOf(c: ResolvedComponent, tier: TestTier): Pick<PlannedAtom, 'runTests' | 'noTests' | 'gpuTests' | 'testEnv'> {

@@ -133,7 +133,7 @@ describe('container: the test plan', () => {
   });
 
   it('an unknown atom is a usage error with a suggestion', () => {
-    assert.throws(() => resolveAtoms(model, ['rocBLASS']), (e: unknown) => e instanceof UserError && e.exitCode === 2 && /did you mean rocBLAS\?/.test(e.message));
+    assert.throws(() => resolveAtoms(model, ['rocBLASS']), (e: unknown) => e instanceof UserError && e.exitCode === 2 && /did you mean sci-libs\/rocBLAS\?/.test(e.message));
     assert.deepEqual(resolveAtoms(model, ['=sci-libs/rocBLAS-6.2.2', 'rocBLAS']), ['sci-libs/rocBLAS']);
   });
 });
