@@ -15,7 +15,7 @@ import { root, shippedManifest } from '../helpers/project.js';
  */
 const GOLDEN = path.join(root, 'test', 'fixtures', 'golden');
 /** 6.2.2, read at its tags; 6.3.3, with the 6.3 layout changes. */
-const RELEASES = ['6.2.2', '6.3.3'];
+const RELEASES = ['6.2.2', '6.3.3', '7.2.4'];
 const YEAR = 2026;
 const PACKAGES = [
   'dev-util/hip', // several tarballs, llvm-r2, skip-globals
@@ -25,8 +25,16 @@ const PACKAGES = [
   'dev-util/Tensile', // Python (distutils-r1)
   'sci-libs/composable-kernel', // CMake HIP language, subset, DL_KERNELS rule
 ];
+/**
+ * A package across AMD's source switch: rocBLAS 7.1.1 from its own
+ * repository's tag archive, 7.2.0 from the rocm-libraries release asset.
+ */
+const ERA_SWITCH: Record<string, string[]> = {
+  '7.1.1': ['sci-libs/rocBLAS'],
+  '7.2.0': ['sci-libs/rocBLAS'],
+};
 
-for (const version of RELEASES) {
+for (const [version, packages] of [...RELEASES.map((r) => [r, PACKAGES] as const), ...Object.entries(ERA_SWITCH)]) {
   describe(`golden ebuilds (ROCm ${version})`, () => {
     let model: StackModel;
 
@@ -37,7 +45,7 @@ for (const version of RELEASES) {
       model = resolveStack(manifest, releaseModel(manifest, version, policies.byRelease.get(version)!)!);
     });
 
-    for (const atom of PACKAGES) {
+    for (const atom of packages) {
       it(`${atom} renders as the golden file`, async () => {
         const c = model.byAtom.get(atom);
         assert.ok(c, `${atom} is not in the stack`);
