@@ -1,0 +1,56 @@
+import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { loadManifest, stackFor } from '../../src/stack-check/index.js';
+import type { StackModel } from '../../src/model/resolve.js';
+import { renderEbuild } from '../../src/render/index.js';
+import { removeDir, shippedManifest, tempDir } from '../helpers/project.js';
+
+/**
+ * What a reviewer reading the shipped stack's ebuilds line by line finds,
+ * each pinned by the generated text (the data says it, the code knows no
+ * package).
+ */
+describe('the shipped stack as a reviewer reads it', function () {
+  this.timeout(60_000);
+  const models = new Map<string, StackModel>();
+  const model = async (version: string): Promise<StackModel> => {
+    let m = models.get(version);
+    if (!m) models.set(version, (m = await stackFor(await loadManifest(shippedManifest), version)));
+    return m;
+  };
+  const ebuild = async (atom: string, version: string): Promise<string> => {
+    const m = await model(version);
+    const c = m.byAtom.get(atom);
+    assert.ok(c, `${atom} is not in ${version}`);
+    return renderEbuild(c, m, { year: 2026 });
+  };
+
+  /** Runs an ebuild's src_prepare with real bash in `dir` (eclass calls stubbed). */
+  const runPrepare = (text: string, dir: string) => {
+    const prepare = /\nsrc_prepare\(\) \{\n([\s\S]*?)\n\}\n/.exec(text)?.[1] ?? '';
+    const script = ['set -e', 'die() { echo "die: $*" >&2; exit 1; }', 'cmake_src_prepare() { :; }', 'use() { return 1; }', prepare].join('\n');
+    execFileSync('bash', ['-c', script], { cwd: dir });
+  };
+
+  it('rocPRIM for LLVM 19 gives `.template` the argument list clang 19 requires; LLVM 18 releases are left alone', async () => {
+    const header = 'rocprim/include/rocprim/device/detail/device_radix_sort.hpp';
+    // The construct as clang 19 rejects it (-Wmissing-template-arg-list-after-template-kw).
+    const before = '    helper().template sort_single(keys,\n                                  values);\n';
+    const work = await tempDir('rocm-ebuild-rocprim-');
+    try {
+      for (const [version, after] of [
+        ['6.3.3', '    helper().template sort_single<>(keys,\n                                  values);\n'],
+        ['6.2.2', before],
+      ] as const) {
+        await mkdir(path.join(work, path.dirname(header)), { recursive: true });
+        await writeFile(path.join(work, header), before);
+        runPrepare(await ebuild('sci-libs/rocPRIM', version), work);
+        assert.equal(await readFile(path.join(work, header), 'utf8'), after, version);
+      }
+    } finally {
+      await removeDir(work);
+    }
+  });
+});
