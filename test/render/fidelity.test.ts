@@ -34,6 +34,13 @@ describe('the shipped stack as a reviewer reads it', function () {
     execFileSync('bash', ['-c', script], { cwd: dir });
   };
 
+  /** The atoms of `flag? ( … )` in an ebuild variable (the first group; no nesting). */
+  const underFlag = (text: string, variable: string, flag: string): string[] => {
+    const value = new RegExp(`\\n${variable}="([^"]*)"`).exec(text)?.[1] ?? '';
+    const group = new RegExp(`(?:^|\\s)${flag}\\? \\(([^)]*)\\)`).exec(value)?.[1] ?? '';
+    return group.split(/\s+/).filter(Boolean);
+  };
+
   it('rocPRIM for LLVM 19 gives `.template` the argument list clang 19 requires; LLVM 18 releases are left alone', async () => {
     const header = 'rocprim/include/rocprim/device/detail/device_radix_sort.hpp';
     // The construct as clang 19 rejects it (-Wmissing-template-arg-list-after-template-kw).
@@ -52,5 +59,12 @@ describe('the shipped stack as a reviewer reads it', function () {
     } finally {
       await removeDir(work);
     }
+  });
+
+  it('rocBLAS from 6.3 has GTest for benchmark-only builds: every client build finds it, and rocblas-bench links it', async () => {
+    const v633 = await ebuild('sci-libs/rocBLAS', '6.3.3');
+    for (const variable of ['RDEPEND', 'DEPEND']) assert.ok(underFlag(v633, variable, 'benchmark').includes('dev-cpp/gtest'), `6.3.3 ${variable}`);
+    // 6.2.2 finds GTest in clients/gtest only.
+    assert.ok(!underFlag(await ebuild('sci-libs/rocBLAS', '6.2.2'), 'RDEPEND', 'benchmark').includes('dev-cpp/gtest'));
   });
 });
