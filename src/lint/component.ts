@@ -4,6 +4,7 @@ import { currentYear, renderEbuild, renderMetadata } from '../render/index.js';
 import { bashSyntax, bashSyntaxAll, shellcheck, shellcheckAll, type ToolFinding } from './external-tools.js';
 import { lintEbuild, type EbuildInput, type LintResult } from './index.js';
 import type { StackPackage } from './types.js';
+import { profileUseFlags } from '../model/use-flags.js';
 
 /** The IUSE and REQUIRED_USE rocm.eclass gives this package in its release. */
 export function rocmEclassView(c: ResolvedComponent, model: StackModel): Pick<EbuildInput, 'eclassIuse' | 'rocmRequiredUse'> {
@@ -30,6 +31,15 @@ const freeSets = new WeakMap<StackModel, ReadonlySet<string>>();
 function freeLicenses(model: StackModel): ReadonlySet<string> {
   let set = freeSets.get(model);
   if (!set) freeSets.set(model, (set = new Set(model.manifest.stack.licenses?.free ?? [])));
+  return set;
+}
+
+const profileSets = new WeakMap<StackModel, ReadonlySet<string>>();
+
+/** stack.yaml's profile.use_expand as flags, built once per model. */
+function profileFlags(model: StackModel): ReadonlySet<string> {
+  let set = profileSets.get(model);
+  if (!set) profileSets.set(model, (set = profileUseFlags(model.manifest.stack.profile?.use_expand)));
   return set;
 }
 
@@ -90,6 +100,7 @@ export async function lintComponent(
     year,
     python: { current: model.manifest.stack.python.current, default: model.manifest.stack.python.default },
     ...(model.manifest.stack.licenses ? { freeLicenses: freeLicenses(model) } : {}),
+    profileFlags: profileFlags(model),
     stack: stackView(model),
     rocm: true,
     ...rocmEclassView(c, model),

@@ -58,6 +58,8 @@ export interface EbuildInput {
    * `current` are supported, `default` are enabled by the profiles.
    */
   python?: { current: string[]; default: string[] };
+  /** USE_EXPAND flags Gentoo's default profile enables (video_cards_amdgpu, …): on under default USE. */
+  profileFlags?: ReadonlySet<string>;
   /** Gentoo's @FREE license group, expanded (stack.yaml's licenses.free): what Portage accepts by default. */
   freeLicenses?: ReadonlySet<string>;
   /** Eclasses of the overlay itself (eclass/*.eclass), which ebuilds may inherit. */

@@ -211,6 +211,7 @@ export interface StackSpec {
   releases: Record<string, ReleaseSpec>;
   python: StackPythonSpec;
   licenses?: StackLicensesSpec;
+  profile?: { use_expand?: Record<string, string[]> };
   targets: string;
   external: string[];
   components: string[];

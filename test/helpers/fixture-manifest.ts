@@ -123,6 +123,9 @@ python:
   default: [python3_14]
 licenses:
   free: [MIT, GPL-2, BSD]
+profile:
+  use_expand:
+    VIDEO_CARDS: [amdgpu, radeonsi]
 targets: targets.yaml
 external:
   - external.yaml

@@ -122,6 +122,7 @@ const CASES: [string, () => string, Partial<EbuildInput>?][] = [
   ['UnknownUseFlags', () => swap('test? ( dev-cpp/gtest )', 'tests? ( dev-cpp/gtest )')],
   ['MissingTestRestrict', () => swap('RESTRICT="!test? ( test )"\n', '')],
   ['RequiredUseDefaults', () => GOOD, { eclassIuse: ['amdgpu_targets_gfx906', 'amdgpu_targets_gfx1030'] }],
+  ['UseExpandDefault', () => swap('IUSE="benchmark test"', 'IUSE="benchmark test +video_cards_amdgpu"')],
   ['MissingDie', () => swap("CMakeLists.txt || die", 'CMakeLists.txt')],
   ['UnquotedVariable', () => swap('\tcmake_src_test\n', '\tcmake_src_test\n\tls ${WORKDIR}/logs || die\n')],
   ['VariableScope', () => swap('\tcmake_src_test\n', '\tcmake_src_test\n\tls "${ED}"/usr || die\n')],
@@ -192,6 +193,21 @@ describe('rules real pkgcheck and Portage taught us', () => {
     const multi = withPython('python3_{12..14}').replace('python-single-r1', 'python-r1');
     assert.deepEqual(await keywords(multi, { python: PYTHON }), []);
     assert.deepEqual(await keywords(multi.replace('python3_{12..14}', 'python3_12 python3_14'), { python: PYTHON }), ['RequiredUseDefaults']);
+  });
+
+  it("REQUIRED_USE on VIDEO_CARDS flags holds under default USE through the profile's VIDEO_CARDS, not through a + in IUSE", async () => {
+    const platforms = swap('IUSE="benchmark test"', 'IUSE="benchmark test video_cards_amdgpu video_cards_nvidia"').replace(
+      'REQUIRED_USE="${ROCM_REQUIRED_USE}"',
+      'REQUIRED_USE="\n\t${ROCM_REQUIRED_USE}\n\t^^ ( video_cards_amdgpu video_cards_nvidia )\n"',
+    );
+    const profile = new Set(['video_cards_amdgpu', 'video_cards_radeonsi']);
+    assert.deepEqual(await keywords(platforms, { profileFlags: profile }), []);
+    // Without the profile's values nothing enables either card.
+    assert.deepEqual(await keywords(platforms), ['RequiredUseDefaults']);
+    // A profile naming both cards fails ^^: the user must choose.
+    assert.deepEqual(await keywords(platforms, { profileFlags: new Set([...profile, 'video_cards_nvidia']) }), ['RequiredUseDefaults']);
+    // The + that made it pass before is itself a finding.
+    assert.deepEqual(await keywords(platforms.replace(' video_cards_amdgpu ', ' +video_cards_amdgpu ')), ['UseExpandDefault']);
   });
 
   it('ExcessiveLineLength spares what pkgcheck spares: one long word, a long quoted string, DESCRIPTION', async () => {
