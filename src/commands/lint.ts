@@ -13,7 +13,7 @@ import { overlayPackages, scanOverlay } from '../overlay/scan.js';
 import { requirePackageNames } from '../model/package-names.js';
 import { currentYear } from '../render/index.js';
 import { compareVersions, withoutRevision } from '../model/version.js';
-import { knownReleases, resolveComponent, type ResolvedComponent, type StackModel } from '../model/resolve.js';
+import { knownReleases, type ResolvedComponent, type StackModel } from '../model/resolve.js';
 import { checkOverlayPath } from '../overlay/paths.js';
 import { byCodePoint } from '../util/order.js';
 import { createProgress } from '../cli/progress.js';
@@ -108,7 +108,8 @@ export default class Lint extends BaseCommand {
           const release = withoutRevision(v);
           progress.step(++n, total, `${atom}-${v}`);
           const other = c && manifest.stack.releases[release] ? await modelOf(release) : undefined;
-          const at = other && c ? resolveComponent(manifest, c.loaded, other.release) : undefined;
+          // As its release's stack resolves it: targets narrowed by what it needs.
+          const at = other && c ? other.components.find((x) => x.loaded === c.loaded) : undefined;
           const l = at && other
             ? await lintComponent(at, other, { text, metadata: metadata ?? '', tools: undefined })
             : { atom, file, tools: [], results: await lintEbuild({ file, atom, version: v, text, ...(metadata !== undefined ? { metadata } : {}), year, rocm: stackAtoms.has(atom) }) };

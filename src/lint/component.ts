@@ -65,7 +65,7 @@ export function stackView(model: StackModel): Map<string, StackPackage> {
   const releases = knownReleases(model.manifest);
   for (const c of model.components) {
     const versions = releases.filter((v) => inRelease(c.loaded, v));
-    view.set(c.atom, { iuse: stackIuse(c), versions });
+    view.set(c.atom, { iuse: stackIuse(c), versions, ...(c.usableTargets ? { usableTargets: c.usableTargets } : {}) });
   }
   stackViews.set(model, view);
   return view;
@@ -101,6 +101,7 @@ export async function lintComponent(
     python: { current: model.manifest.stack.python.current, default: model.manifest.stack.python.default },
     ...(model.manifest.stack.licenses ? { freeLicenses: freeLicenses(model) } : {}),
     profileFlags: profileFlags(model),
+    releaseTargets: [...model.release.policy.default, ...model.release.policy.optional],
     stack: stackView(model),
     rocm: true,
     ...rocmEclassView(c, model),

@@ -7,6 +7,7 @@ import { dieCheck, gpuAccessCheck, quotingCheck } from './checks/commands.js';
 import { metadataCheck } from './checks/metadata.js';
 import { dependencyCheck } from './checks/dependencies.js';
 import { licenseCheck } from './checks/license.js';
+import { targetsCheck } from './checks/targets.js';
 import type { Check, EbuildInput, Keyword, LintResult } from './types.js';
 import { byCodePoint } from '../util/order.js';
 
@@ -31,6 +32,7 @@ export const CHECKS: Check[] = [
   gpuAccessCheck,
   metadataCheck,
   dependencyCheck,
+  targetsCheck,
 ];
 
 export const KEYWORDS: Map<string, Keyword> = new Map(CHECKS.flatMap((c) => c.keywords.map((k) => [k.name, k] as const)));

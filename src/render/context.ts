@@ -205,12 +205,21 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
   }
   if (mode !== 'none') inherit.add('rocm');
   if (mode === 'skip-globals') preInherit.push('ROCM_SKIP_GLOBALS=1');
-  if (mode === 'subset') {
-    const list = spec.targets.supported!.join(' ');
+  // A library's own subset, or the targets its unconditional dependencies
+  // leave it (model/target-closure.ts), said where a reviewer meets them.
+  const limits = c.targetLimits ?? [];
+  if (mode === 'subset' || (gpuMode && limits.length > 0)) {
+    const supported = limits.length > 0 ? [...c.targets].sort((a, b) => gfxOrder(a) - gfxOrder(b)) : spec.targets.supported!;
+    const list = supported.join(' ');
+    const names = limits.map((l) => l.atom).join(', ');
+    const comment = limits.length > 0 ? [`# ${names}, needed whatever USE says, ${limits.length > 1 ? 'are' : 'is'} built for these targets only`] : [];
     preInherit.push(
-      `ROCM_SUPPORTED_TARGETS=( ${list} )`.length <= 80
-        ? `ROCM_SUPPORTED_TARGETS=( ${list} )`
-        : ['ROCM_SUPPORTED_TARGETS=(', ...wrapWords(spec.targets.supported!, 72).map((l) => `\t${l}`), ')'].join('\n'),
+      [
+        ...comment,
+        `ROCM_SUPPORTED_TARGETS=( ${list} )`.length <= 80
+          ? `ROCM_SUPPORTED_TARGETS=( ${list} )`
+          : ['ROCM_SUPPORTED_TARGETS=(', ...wrapWords(supported, 72).map((l) => `\t${l}`), ')'].join('\n'),
+      ].join('\n'),
     );
   }
   if (gpuMode) preInherit.push('ROCM_VERSION=${PV}');

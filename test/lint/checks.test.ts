@@ -83,6 +83,8 @@ const STACK = new Map([
   ['dev-util/hip', { iuse: new Set(['debug', 'test']), versions: ['6.2.2', '6.2.4'] }],
   ['sci-libs/ck', { iuse: new Set(['test', 'amdgpu_targets_gfx906']), versions: ['6.2.2'] }],
   ['dev-cpp/gtest', {}],
+  // A library that can be merged only with gfx906 enabled (a subset library).
+  ['sci-libs/gemm', { iuse: new Set(['amdgpu_targets_gfx906']), versions: ['6.2.2'], usableTargets: ['gfx906'] }],
   // An external package whose default-profile flags are recorded.
   ['media-libs/mesa', { iuse: new Set(['proprietary-codecs', 'vaapi']), enabled: new Set(['proprietary-codecs']) }],
 ]);
@@ -146,6 +148,7 @@ const CASES: [string, () => string, Partial<EbuildInput>?][] = [
   ['NonsolvableDeps', () => swap('RDEPEND="dev-util/hip:${SLOT}"', 'RDEPEND="dev-util/hip:${SLOT}\n\tsci-libs/ck:${SLOT}[${ROCM_USEDEP}]\n"'), { stack: STACK }],
   ['NonFreeLicense', () => swap('LICENSE="MIT"', 'LICENSE="MIT NCSA-AMD"'), { freeLicenses: new Set(['MIT', 'UoI-NCSA']) }],
   ['UseChangeNeeded', () => swap('RDEPEND="dev-util/hip:${SLOT}"', 'RDEPEND="dev-util/hip:${SLOT}\n\tmedia-libs/mesa[vaapi]\n"'), { stack: STACK }],
+  ['UnmergeableTargets', () => swap('RDEPEND="dev-util/hip:${SLOT}"', 'RDEPEND="dev-util/hip:${SLOT}\n\tsci-libs/gemm:${SLOT}\n"'), { stack: STACK }],
   ['NonexistentBlocker', () => swap('RDEPEND="dev-util/hip:${SLOT}"', 'RDEPEND="dev-util/hip:${SLOT}\n\t!<dev-util/hip-6\n"'), { stack: STACK }],
 ];
 
@@ -208,6 +211,24 @@ describe('rules real pkgcheck and Portage taught us', () => {
     assert.deepEqual(await keywords(platforms, { profileFlags: new Set([...profile, 'video_cards_nvidia']) }), ['RequiredUseDefaults']);
     // The + that made it pass before is itself a finding.
     assert.deepEqual(await keywords(platforms.replace(' video_cards_amdgpu ', ' +video_cards_amdgpu ')), ['UseExpandDefault']);
+  });
+
+  it('UnmergeableTargets: only what a build always pulls in, against the targets the ebuild really offers', async () => {
+    const needs = (deps: string) => swap('RDEPEND="dev-util/hip:${SLOT}"', `RDEPEND="dev-util/hip:\${SLOT}\n\t${deps}\n"`);
+    const found = await lintEbuild(input(needs('sci-libs/gemm:${SLOT}'), { stack: STACK }));
+    assert.match(found[0]!.message, /offers amdgpu_targets_gfx1030, but sci-libs\/gemm, needed whatever USE says, is built for gfx906 only/);
+    assert.equal(found[0]!.line, 23);
+    // Optional dependencies and blockers do not limit the package.
+    for (const deps of ['test? ( sci-libs/gemm:${SLOT} )', '|| ( sci-libs/gemm dev-cpp/gtest )', '!sci-libs/gemm']) {
+      assert.deepEqual(await keywords(needs(deps), { stack: STACK }), [], deps);
+    }
+    // ROCM_SUPPORTED_TARGETS narrows what the ebuild offers, whatever the release has.
+    const narrowed = needs('sci-libs/gemm:${SLOT}').replace('ROCM_VERSION=${PV}', 'ROCM_SUPPORTED_TARGETS=( gfx906 gfx90a )\nROCM_VERSION=${PV}');
+    assert.deepEqual(await keywords(narrowed, { stack: STACK, releaseTargets: ['gfx906', 'gfx1030'] }), []);
+    assert.deepEqual(await keywords(narrowed, { stack: STACK, releaseTargets: ['gfx906', 'gfx90a'] }), ['UnmergeableTargets']);
+    // Without rocm.eclass's globals the ebuild offers no targets to check.
+    const skip = needs('sci-libs/gemm:${SLOT}').replace('ROCM_VERSION=${PV}', 'ROCM_SKIP_GLOBALS=1').replace('REQUIRED_USE="${ROCM_REQUIRED_USE}"\n', '');
+    assert.ok(!(await keywords(skip, { stack: STACK })).includes('UnmergeableTargets'));
   });
 
   it('ExcessiveLineLength spares what pkgcheck spares: one long word, a long quoted string, DESCRIPTION', async () => {

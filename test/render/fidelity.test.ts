@@ -67,4 +67,15 @@ describe('the shipped stack as a reviewer reads it', function () {
     // 6.2.2 finds GTest in clients/gtest only.
     assert.ok(!underFlag(await ebuild('sci-libs/rocBLAS', '6.2.2'), 'RDEPEND', 'benchmark').includes('dev-cpp/gtest'));
   });
+
+  it('rocm-validation-suite offers only the targets of hipBLASLt once it links it (6.3), and says why', async () => {
+    const m = await model('6.3.3');
+    const rvs = m.byAtom.get('dev-util/rocm-validation-suite')!;
+    const hipblaslt = m.byAtom.get('sci-libs/hipBLASLt')!;
+    assert.deepEqual([...rvs.targets].sort(), [...hipblaslt.targets].sort());
+    const text = await ebuild('dev-util/rocm-validation-suite', '6.3.3');
+    assert.match(text, /\n# sci-libs\/hipBLASLt, needed whatever USE says, is built for these targets only\nROCM_SUPPORTED_TARGETS=\( gfx908 gfx90a gfx940 gfx941 gfx942 gfx1100 gfx1101 \)\nROCM_VERSION=\$\{PV\}\n/);
+    // 6.2.2 does not link hipBLASLt: every target of the release.
+    assert.doesNotMatch(await ebuild('dev-util/rocm-validation-suite', '6.2.2'), /ROCM_SUPPORTED_TARGETS/);
+  });
 });
