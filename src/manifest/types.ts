@@ -144,6 +144,7 @@ export interface ComponentSpec {
   cmake?: CmakeSpec;
   compiler?: 'host' | 'hipcc' | 'clang' | 'hip-lang';
   targets?: TargetsSpec;
+  platform?: 'amd' | 'nvidia';
   llvm?: LlvmSpec;
   python?: PythonSpec;
   use?: Record<string, { description?: string; default?: boolean }>;

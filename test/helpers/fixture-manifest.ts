@@ -182,6 +182,7 @@ targets:
   cmake_vars: [AMDGPU_TARGETS]
   join: ";"
   required_use_when: [test]
+platform: amd
 llvm:
   deps:
     - { atom: llvm-core/clang, classes: [DEPEND], slot_op: true, when: foo }

@@ -257,6 +257,39 @@ describe('every generated ebuild of the shipped stack', function () {
     assert.equal(rocblas.gpu, true, 'MIOpen must depend on rocBLAS[${ROCM_USEDEP}]');
   });
 
+  it('every release: the package set of every GPU target resolves as the generated ebuilds read, and every package is in one', async () => {
+    const { checkPackageSets } = await import('../../src/stack-check/package-set-check.js');
+    const { packageSet } = await import('../../src/stack-check/package-set.js');
+    const problems: string[] = [];
+    for (const model of all) problems.push(...(await checkPackageSets(model)).map((r) => `${model.release.version} ${r.category}/${r.package}: ${r.keyword}: ${r.message}`));
+    assert.deepEqual(problems, []);
+    // What an RDNA2 user of 6.3.3 gets: not the Instinct-only libraries, nor what needs them.
+    const rdna2 = packageSet(all.find((m) => m.release.version === '6.3.3')!, ['gfx1030']);
+    for (const atom of ['sci-libs/hipBLASLt', 'sci-libs/hipSPARSELt', 'sci-libs/hipTensor', 'dev-util/rocm-validation-suite', 'dev-libs/hipother']) {
+      assert.ok(rdna2.excluded.some((e) => e.atom === atom), atom);
+    }
+    assert.ok(rdna2.atoms.includes('sci-libs/miopen') && rdna2.atoms.includes('dev-util/hip'));
+  });
+
+  it('the package-set check reads the ebuilds: a member pulling in a package outside the set, and a package no target can use, are errors', async () => {
+    const { checkPackageSets } = await import('../../src/stack-check/package-set-check.js');
+    const model = all.find((m) => m.release.version === '6.3.3')!;
+    const miopen = model.byAtom.get('sci-libs/miopen')!;
+    const text = renderEbuild(miopen, model, { year: 2026 }).replace('RDEPEND="\n', 'RDEPEND="\n\tsci-libs/hipBLASLt:${SLOT}\n');
+    const found = await checkPackageSets(model, new Map([[miopen.atom, text]]));
+    assert.ok(found.some((r) => r.package === 'miopen' && r.keyword === 'PackageSetUnresolvable' && /set for gfx1030, but needs sci-libs\/hipBLASLt/.test(r.message)));
+    // A library built for no target the release offers (its own list emptied).
+    const tensor = model.byAtom.get('sci-libs/hipTensor')!;
+    const saved = tensor.targets;
+    tensor.targets = [];
+    try {
+      const none = await checkPackageSets(model);
+      assert.ok(none.some((r) => r.package === 'hipTensor' && r.keyword === 'NoUsableTarget'));
+    } finally {
+      tensor.targets = saved;
+    }
+  });
+
   it('composable-kernel honours the selected targets and turns on DL kernels only where needed', () => {
     const model = all.find((m) => m.release.version === '6.2.2')!;
     const ck = model.byAtom.get('sci-libs/composable-kernel')!;
