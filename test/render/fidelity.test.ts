@@ -78,4 +78,11 @@ describe('the shipped stack as a reviewer reads it', function () {
     // 6.2.2 does not link hipBLASLt: every target of the release.
     assert.doesNotMatch(await ebuild('dev-util/rocm-validation-suite', '6.2.2'), /ROCM_SUPPORTED_TARGETS/);
   });
+
+  it('rocJPEG offers gfx908 and later only, as upstream requires', async () => {
+    const m = await model('6.3.3');
+    const offered = m.byAtom.get('media-libs/rocJPEG')!.targets;
+    for (const old of ['gfx803', 'gfx900', 'gfx906']) assert.ok(!offered.includes(old), old);
+    for (const t of ['gfx908', 'gfx90a', 'gfx942', 'gfx1030', 'gfx1100']) assert.ok(offered.includes(t), t);
+  });
 });
