@@ -7,7 +7,7 @@ import { inRange } from './version.js';
 import { evidenceFor, type PackageEvidence } from './evidence.js';
 import { STREAMS } from './streams.js';
 import { locateSource, sourcesOf, type SourceLocation } from './sources/index.js';
-import { limitTargets, type TargetLimit } from './target-closure.js';
+import { limitTargets, type FlagLimit, type TargetLimit } from './target-closure.js';
 
 /** The GPU targets a release offers: default-on and optional. */
 export interface TargetPolicy {
@@ -65,6 +65,8 @@ export interface ResolvedComponent {
   targetLimits?: TargetLimit[];
   /** Set by resolveStack: the targets the package can be merged with at all; undefined when any will do. */
   usableTargets?: string[];
+  /** Set by resolveStack: USE flags pulling in a target-limited package, and the targets one of which they need. */
+  flagLimits?: FlagLimit[];
   loaded: LoadedComponent;
   provenance: Provenance;
 }

@@ -4,11 +4,23 @@ import type { DepSpec, TargetsSpec } from '../manifest/types.js';
 export interface TargetNode {
   atom: string;
   targets: string[];
-  spec: { deps?: DepSpec[]; targets: TargetsSpec };
+  spec: { deps?: DepSpec[]; targets: TargetsSpec; required_use?: string[] };
   /** Set here: the unconditional dependencies that narrowed `targets`, with the targets each allows. */
   targetLimits?: TargetLimit[];
   /** Set here: the targets with which the package can be merged at all (undefined: any, or none needed). */
   usableTargets?: string[];
+  /**
+   * Set here: USE flags that pull in a target-limited package, with the
+   * targets (of this package's) it can be merged with: with the flag on, one
+   * of them must be enabled (REQUIRED_USE `flag? ( || ( … ) )`).
+   */
+  flagLimits?: FlagLimit[];
+}
+
+export interface FlagLimit {
+  flag: string;
+  atom: string;
+  targets: string[];
 }
 
 export interface TargetLimit {
@@ -58,6 +70,21 @@ export function limitTargets<T extends TargetNode>(components: readonly T[], byA
     if (narrowing.length > 0) {
       c.targets = c.targets.filter(allowed);
       c.targetLimits = narrowing;
+    }
+    // A flag that pulls in a limited package needs one of its targets, unless
+    // the manifest writes its own REQUIRED_USE clause for that flag.
+    for (const d of c.spec.deps ?? []) {
+      const dep = byAtom.get(d.atom);
+      if (!d.when || d.when.startsWith('!') || d.blocker || !dep || dep === c || c.targets.length === 0) continue;
+      visit(dep);
+      if (!dep.usableTargets) continue;
+      if ((c.spec.required_use ?? []).some((r) => r.trimStart().startsWith(`${d.when}? `))) continue;
+      const usable = dep.usableTargets;
+      if (c.targets.every((t) => usable.includes(t))) continue;
+      const shared = c.targets.filter((t) => usable.includes(t));
+      const known = (c.flagLimits ??= []).find((l) => l.flag === d.when);
+      if (known) known.targets = known.targets.filter((t) => shared.includes(t));
+      else c.flagLimits.push({ flag: d.when, atom: dep.atom, targets: shared });
     }
     if (gatesOnTargets(c)) {
       c.usableTargets = c.targets;

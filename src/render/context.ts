@@ -182,6 +182,19 @@ function useChain(flags: string[]): string[] {
   return lines;
 }
 
+/**
+ * REQUIRED_USE for flags that pull in a target-limited package
+ * (model/target-closure.ts): one of the targets both offer must be on, or,
+ * when they share none, the flag must stay off.
+ */
+export function flagLimitClauses(c: ResolvedComponent): string[] {
+  return (c.flagLimits ?? []).map((l) =>
+    l.targets.length === 0
+      ? `!${l.flag}`
+      : `${l.flag}? ( || ( ${[...l.targets].sort((a, b) => gfxOrder(a) - gfxOrder(b)).map((t) => `amdgpu_targets_${t}`).join(' ')} ) )`,
+  );
+}
+
 export function buildContext(c: ResolvedComponent, model: StackModel, options: ContextOptions): EbuildContext {
   const spec = c.spec;
   const release = model.release;
@@ -269,6 +282,7 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
     requiredUse.push(w ? `${w}? ( \${PYTHON_REQUIRED_USE} )` : '${PYTHON_REQUIRED_USE}');
   }
   requiredUse.push(...(spec.required_use ?? []).flatMap((r) => wrapUseExpression(r, 1)));
+  requiredUse.push(...flagLimitClauses(c).flatMap((r) => wrapUseExpression(r, 1)));
 
   // Accepted QA findings are said where a reviewer meets them, as ::gentoo's
   // "# pkgcheck warning: RequiredUseDefaults" above REQUIRED_USE.

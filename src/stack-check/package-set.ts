@@ -3,6 +3,7 @@ import { gatesOnTargets } from '../model/target-closure.js';
 import type { ResolvedComponent, StackModel } from '../model/resolve.js';
 import { profileUseFlags } from '../model/use-flags.js';
 import { gfxOrder } from '../render/deps.js';
+import { flagLimitClauses } from '../render/context.js';
 
 /**
  * "Everything my GPUs can use": the packages of one release that Portage can
@@ -44,7 +45,7 @@ export function requiredUseClauses(c: ResolvedComponent): string[] {
     const when = c.spec.targets.required_use_when;
     clauses.push(...(when ? when.map((w) => `${w}? ( ${rocm} )`) : [rocm]));
   }
-  return [...clauses, ...(c.spec.required_use ?? [])];
+  return [...clauses, ...(c.spec.required_use ?? []), ...flagLimitClauses(c)];
 }
 
 const holds = (cond: string, enabled: ReadonlySet<string>) => (cond.startsWith('!') ? !enabled.has(cond.slice(1)) : enabled.has(cond));

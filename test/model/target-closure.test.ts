@@ -62,6 +62,32 @@ describe('model: a package offers only the targets of what it always needs', () 
     assert.equal(got.get('lib/headers')!.usableTargets, undefined);
   });
 
+  it('a USE flag that pulls in a limited library needs one of the targets both offer (or stays off when they share none)', () => {
+    const got = close([
+      node('app/tool', { mode: 'full' }, ALL, [
+        { atom: 'lib/gemm', when: 'gemm', gpu: true },
+        { atom: 'lib/none', when: 'odd' },
+        { atom: 'lib/ck', when: 'ck' },
+      ]),
+      node('lib/gemm', { mode: 'subset', supported: ['gfx90a', 'gfx942', 'gfx950'] }, ['gfx90a', 'gfx942']),
+      node('lib/none', { mode: 'subset', supported: ['gfx950'] }, []),
+      node('lib/ck', { mode: 'subset', supported: ['gfx90a'] }, ['gfx90a']),
+    ]);
+    const tool = got.get('app/tool')!;
+    // Its own targets stay: the flag is off by default.
+    assert.deepEqual(tool.targets, ALL);
+    assert.deepEqual(tool.flagLimits, [
+      { flag: 'gemm', atom: 'lib/gemm', targets: ['gfx90a', 'gfx942'] },
+      { flag: 'odd', atom: 'lib/none', targets: [] },
+      { flag: 'ck', atom: 'lib/ck', targets: ['gfx90a'] },
+    ]);
+    // A clause the manifest writes for the flag wins over the computed one.
+    const own = node('app/own', { mode: 'full' }, ALL, [{ atom: 'lib/ck', when: 'ck' }]);
+    own.spec.required_use = ['ck? ( || ( amdgpu_targets_gfx90a ) )'];
+    const mine = close([own, node('lib/ck', { mode: 'subset', supported: ['gfx90a'] }, ['gfx90a'])]);
+    assert.equal(mine.get('app/own')!.flagLimits, undefined);
+  });
+
   it('survives a dependency cycle', () => {
     const got = close([
       node('a/a', { mode: 'full' }, ALL, [{ atom: 'b/b' }]),

@@ -85,4 +85,18 @@ describe('the shipped stack as a reviewer reads it', function () {
     for (const old of ['gfx803', 'gfx900', 'gfx906']) assert.ok(!offered.includes(old), old);
     for (const t of ['gfx908', 'gfx90a', 'gfx942', 'gfx1030', 'gfx1100']) assert.ok(offered.includes(t), t);
   });
+
+  it('rocBLAS and MIOpen 6.3 offer hipBLASLt as a flag, off by default, that requires one of its targets', async () => {
+    for (const atom of ['sci-libs/rocBLAS', 'sci-libs/miopen']) {
+      const text = await ebuild(atom, '6.3.3');
+      assert.match(/^IUSE="(.*)"$/m.exec(text)![1]!, /(^| )hipblaslt( |$)/, atom);
+      assert.match(text, /\n\thipblaslt\? \(\n\t\t\|\| \(\n\t\t\tamdgpu_targets_gfx908 amdgpu_targets_gfx90a /, atom);
+      // Tied on the targets both offer only.
+      assert.match(text, /\nRDEPEND="[^"]*\n\thipblaslt\? \([^"]*\tsci-libs\/hipBLASLt:\$\{SLOT\}\[amdgpu_targets_gfx908\(-\)\?,[^\]]*amdgpu_targets_gfx1101\(-\)\?\]\n/, atom);
+      assert.match(text, /-D(BUILD_WITH_HIPBLASLT|MIOPEN_USE_HIPBLASLT)="\$\(usex hipblaslt ON OFF\)"/, atom);
+      // Off by default, the flag leaves every target and the package sets alone.
+      assert.ok((await model('6.3.3')).byAtom.get(atom)!.targets.includes('gfx1030'), atom);
+    }
+    assert.doesNotMatch(await ebuild('sci-libs/rocBLAS', '6.2.2'), /hipblaslt/);
+  });
 });
