@@ -99,4 +99,20 @@ describe('the shipped stack as a reviewer reads it', function () {
     }
     assert.doesNotMatch(await ebuild('sci-libs/rocBLAS', '6.2.2'), /hipblaslt/);
   });
+
+  it('hipBLAS-common, one header that includes nothing, depends on nothing of HIP, nor does its CMake package', async () => {
+    const text = await ebuild('sci-libs/hipBLAS-common', '6.3.3');
+    assert.doesNotMatch(text, /dev-util\/hip\b/);
+    assert.match(text, /-DCMAKE_DISABLE_FIND_PACKAGE_hip=ON/);
+    const work = await tempDir('rocm-ebuild-hipblas-common-');
+    try {
+      await mkdir(path.join(work, 'library'), { recursive: true });
+      const cmake = 'rocm_export_targets(TARGETS roc::hipblas-common\n                      DEPENDS PACKAGE hip\n                      NAMESPACE roc::)\n';
+      await writeFile(path.join(work, 'library', 'CMakeLists.txt'), cmake);
+      runPrepare(text, work);
+      assert.equal(await readFile(path.join(work, 'library', 'CMakeLists.txt'), 'utf8'), 'rocm_export_targets(TARGETS roc::hipblas-common\n                      NAMESPACE roc::)\n');
+    } finally {
+      await removeDir(work);
+    }
+  });
 });
