@@ -115,4 +115,32 @@ describe('the shipped stack as a reviewer reads it', function () {
       await removeDir(work);
     }
   });
+
+  it('hipBLASLt and hipSPARSELt run TensileLite from its tree: the virtualenv is created without pip and nothing is installed into it', async () => {
+    const work = await tempDir('rocm-ebuild-tensilelite-');
+    try {
+      for (const [atom, call] of [
+        ['sci-libs/hipBLASLt', 'virtualenv_install(${CMAKE_SOURCE_DIR}/tensilelite)'],
+        ['sci-libs/hipSPARSELt', 'virtualenv_install(${Tensile_TEST_LOCAL_PATH})'],
+      ] as const) {
+        for (const version of ['6.2.2', '6.3.3']) {
+          const text = await ebuild(atom, version);
+          await mkdir(path.join(work, 'cmake'), { recursive: true });
+          await writeFile(path.join(work, 'CMakeLists.txt'), `include(virtualenv)\n${call}\n`);
+          await writeFile(path.join(work, 'cmake', 'virtualenv.cmake'), 'COMMAND ${VIRTUALENV_PYTHON_EXE} -m venv ${VIRTUALENV_HOME_DIR} --system-site-packages --clear\n');
+          // Only the fix-ups about the virtualenv: the others need the real tree.
+          const prepare = /\nsrc_prepare\(\) \{\n([\s\S]*?)\n\}\n/.exec(text)![1]!;
+          const blocks = prepare.split(/\n(?=\t# )/).filter((b) => b.includes('virtualenv'));
+          assert.equal(blocks.length, 2, `${atom}-${version}`);
+          execFileSync('bash', ['-c', ['set -e', 'die() { exit 1; }', ...blocks].join('\n')], { cwd: work });
+          assert.equal(await readFile(path.join(work, 'CMakeLists.txt'), 'utf8'), 'include(virtualenv)\nvirtualenv_create()\n', `${atom}-${version}`);
+          assert.match(await readFile(path.join(work, 'cmake', 'virtualenv.cmake'), 'utf8'), /--clear --without-pip\n$/);
+          assert.match(text, /\n\t+-DTensile_DIR="[^"]*\/tensilelite\/Tensile\/cmake"\n/);
+          assert.match(/\nsrc_configure\(\) \{\n([\s\S]*?)\n\}\n/.exec(text)![1]!, /^\tlocal -x PYTHONPATH="[^"]*\/tensilelite"$/m);
+        }
+      }
+    } finally {
+      await removeDir(work);
+    }
+  });
 });

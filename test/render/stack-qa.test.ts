@@ -130,6 +130,17 @@ describe('every generated ebuild of the shipped stack', function () {
     assert.deepEqual(problems, []);
   });
 
+  it('no ebuild of any release installs with pip while building (Gentoo builds Python with the PEP 517 eclass or runs it from the tree)', () => {
+    const problems: string[] = [];
+    for (const model of all) {
+      for (const c of model.components) {
+        const text = renderEbuild(c, model, { year: 2026 });
+        if (/dev-python\/pip\b|\bpip install\b|-m pip\b/.test(text)) problems.push(`${model.release.version} ${c.atom}`);
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
   it('bundles no library that ::gentoo packages (googletest is dev-cpp/gtest)', () => {
     // Upstream repositories of libraries ::gentoo has, and the package to use instead.
     const SYSTEM: Record<string, string> = { 'google/googletest': 'dev-cpp/gtest' };
