@@ -248,7 +248,7 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
   for (const v of values) {
     for (const h of helpersUsed(v)) {
       const eclass = ALLOWED_HELPERS[h];
-      if (eclass === 'multiprocessing') inherit.add(eclass);
+      if (eclass === 'multiprocessing' || eclass === 'ffmpeg-compat') inherit.add(eclass);
     }
   }
 

@@ -163,7 +163,9 @@ describe('every generated ebuild of the shipped stack', function () {
       const text = renderEbuild(c, model, { year: 2026 });
       assert.match(text, /^inherit .*\bffmpeg-compat\b/m, c.atom);
       assert.match(text, /\tffmpeg_compat_setup \d+\n/, c.atom);
-      assert.doesNotMatch(text, /PKG_CONFIG_PATH=|ffmpeg\d+\/\$\(get_libdir\)/, c.atom);
+      assert.doesNotMatch(text, /PKG_CONFIG_PATH=|ffmpeg\d+\/\$\(get_libdir\)|\/usr\/lib\/ffmpeg\d/, c.atom);
+      // The prefix, where CMake needs it, is the eclass's answer.
+      if (/-DCMAKE_PREFIX_PATH=/.test(text)) assert.match(text, /-DCMAKE_PREFIX_PATH="\$\{SYSROOT\}\$\(ffmpeg_compat_get_prefix 4\)"/, c.atom);
     }
   });
 
