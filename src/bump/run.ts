@@ -16,7 +16,18 @@ import {
   type DistfileResult,
   type ManifestEntry,
 } from '../distfiles/index.js';
-import { checkedTargetTable, descTargets, eclassApiNames, eclassPath, extendDesc, renderAmdgpuTargetsDescFor, targetsOfReleases, usedApiNames } from '../eclass/index.js';
+import {
+  checkedTargetTable,
+  descTargets,
+  eclassApiNames,
+  eclassForMaintainers,
+  eclassPath,
+  extendDesc,
+  renderAmdgpuTargetsDescFor,
+  sameEclassCode,
+  targetsOfReleases,
+  usedApiNames,
+} from '../eclass/index.js';
 import { applyBugTrailers, commitMessage, parseBugRef, type BugRef } from '../git/messages.js';
 import { gitIdentity, gitIdentityAndSignatures, gitSignatures, OverlayRepo, type Identity, type Person } from '../git/repo.js';
 import { CommitBuilder, type CommitSpec } from '../git/transaction.js';
@@ -362,7 +373,8 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
   if (gentoo) {
     const configured = isRepo ? (await repo.raw(['config', '--get', GENTOO_SETTING]).catch(() => '')).trim() : '';
     state.settings = configured ? `maintainer = ${configured}\n` : undefined;
-  } else if (state.eclass !== undefined && state.eclass !== ourEclass) {
+  // Who maintains the overlay's copy is the overlay's business; its code is ours.
+  } else if (state.eclass !== undefined && !sameEclassCode(state.eclass, ourEclass)) {
     o.warn(
       `${path.join(dir, 'eclass/rocm.eclass')} differs from the rocm.eclass these ebuilds are generated for; ` +
         `it is left as it is: compare it with ${eclassPath} and commit the update if it is older`,
@@ -507,7 +519,7 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
       if (change) change.removedFiles = r.files;
       else result.changes.push({ atom: r.atom, version: works.find((w) => w.atom === r.atom)?.write?.version ?? '', discarded: [], removedFiles: r.files });
     }
-    const scaffold = await scaffoldCommits(plan, model, signer, year, creating ? maintainer.save : undefined);
+    const scaffold = await scaffoldCommits(plan, model, signer, year, creating ? maintainer.save : undefined, maintainer.maintainers);
     // ::gentoo's rocm.eclass stays unless these ebuilds use names it lacks: then the update is its own first commit.
     const eclassUpdate = gentoo && state.eclass !== undefined && state.eclass !== ourEclass ? gentooEclassUpdate(state.eclass, ourEclass, writes, signer, o.version) : undefined;
     if (eclassUpdate) {
@@ -788,6 +800,7 @@ async function scaffoldCommits(
   identity: Person,
   year: number,
   settings: MaintainerSetting | undefined,
+  maintainers: readonly { email: string; name?: string }[],
 ): Promise<CommitSpec[]> {
   const commits: CommitSpec[] = [];
   const repoName = model.manifest.stack.repo_name;
@@ -842,7 +855,8 @@ async function scaffoldCommits(
           identity,
           'GPU targets per ROCm release from data, target coherence through ROCM_USEDEP, and HIP builds with vanilla LLVM/clang.',
         ),
-        changes: [{ path: 'eclass/rocm.eclass', content: await readFile(eclassPath, 'utf8') }],
+        // Named as its maintainers: those of the overlay's packages.
+        changes: [{ path: 'eclass/rocm.eclass', content: eclassForMaintainers(await readFile(eclassPath, 'utf8'), maintainers) }],
       });
     }
   }
