@@ -8,6 +8,8 @@ export interface PackageState {
   /** Ebuild versions (with -rN), oldest first. */
   versions: string[];
   hasMetadata: boolean;
+  /** The metadata.xml text, if any. */
+  metadata?: string;
   /** The Manifest text, if any. */
   manifest?: string;
   /** Files under files/ (patches). */
@@ -123,11 +125,13 @@ export async function scanOverlay(dir: string, atoms: readonly string[]): Promis
       files = [];
     }
     const manifest = readOptional(path.join(pkgDir, 'Manifest'));
+    const metadata = entries.includes('metadata.xml') ? readOptional(path.join(pkgDir, 'metadata.xml')) : undefined;
     state.packages.set(atom, {
       atom,
       versions,
       hasMetadata: entries.includes('metadata.xml'),
       ...(manifest !== undefined ? { manifest } : {}),
+      ...(metadata !== undefined ? { metadata } : {}),
       files,
     });
   }

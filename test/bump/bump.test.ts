@@ -400,6 +400,17 @@ describe('rocm-ebuild bump (the full 6.2 stack into real git repositories)', fun
       assert.equal((await git(overlay, ['status', '--porcelain', '--untracked-files=all'], home)).trim(), '');
     });
 
+    it("brings metadata.xml to the versions held: a moved source's remote-id, a new flag", async () => {
+      const thunk = await readFile(path.join(overlay, 'dev-libs/roct-thunk-interface/metadata.xml'), 'utf8');
+      assert.match(thunk, /<remote-id type="github">ROCm\/ROCR-Runtime<\/remote-id>/);
+      assert.doesNotMatch(thunk, /ROCT-Thunk-Interface/);
+      assert.match(thunk, /<bugs-to>https:\/\/github\.com\/ROCm\/ROCR-Runtime\/issues<\/bugs-to>/);
+      assert.match(await readFile(path.join(overlay, 'sci-libs/rocBLAS/metadata.xml'), 'utf8'), /<flag name="hipblaslt">/);
+      // What lint holds an overlay's metadata.xml against is met.
+      const r = await runCli(['lint', '--overlay', overlay, 'dev-libs/roct-thunk-interface', 'sci-libs/rocBLAS', '--no-shellcheck'], { home });
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+    });
+
     it('changes nothing when run again', async () => {
       const before = (await git(overlay, ['rev-parse', 'HEAD'], home)).trim();
       const r = await bump(['6.3.3', '--overlay', overlay, '--drop-old']);
