@@ -6,7 +6,6 @@
 # Gentoo Science Project <sci@gentoo.org>
 # @AUTHOR:
 # Yiyang Wu <xgreenlandforwyy@gmail.com> (original ::gentoo eclass)
-# rocm-ebuild maintainers <maintainers@users.noreply.a-seed-5273b5cc.example>
 # @SUPPORTED_EAPIS: 8
 # @BLURB: AMDGPU targets, HIP compilers and GPU test access for ROCm packages
 # @DESCRIPTION:

@@ -493,3 +493,30 @@ describe('rocm.eclass', function () {
     });
   });
 });
+
+describe('rocm.eclass names real maintainers', () => {
+  it("the shipped eclass names the stack's maintainers and no placeholder address", async () => {
+    const { eclassForMaintainers } = await import('../src/eclass/index.js');
+    const text = readFileSync(eclassFile, 'utf8');
+    assert.doesNotMatch(text, /\.(example|invalid|test)>/);
+    const manifest = await loadManifest(shippedManifest);
+    const stack = manifest.stack.defaults?.maintainers ?? [];
+    assert.ok(stack.length > 0);
+    // What bump writes for an overlay maintained by the stack's maintainers is the file itself.
+    assert.equal(eclassForMaintainers(text, stack), text);
+  });
+
+  it("an overlay's copy names the overlay's maintainers, and only that differs", async () => {
+    const { eclassForMaintainers, sameEclassCode } = await import('../src/eclass/index.js');
+    const text = readFileSync(eclassFile, 'utf8');
+    const mine = eclassForMaintainers(text, [{ name: 'Ada Tester', email: 'ada@example.org' }, { email: 'overlay@example.org' }]);
+    assert.match(mine, /\n# @MAINTAINER:\n# Ada Tester <ada@example\.org>\n# overlay@example\.org\n# @AUTHOR:\n/);
+    assert.equal(mine.split('\n').length, text.split('\n').length + 1);
+    assert.ok(sameEclassCode(mine, text));
+    assert.ok(!sameEclassCode(`${mine}# a local change\n`, text));
+    // eclassdoc still reads it.
+    const checked = checkEclassDoc(mine, 'rocm.eclass');
+    assert.deepEqual(checked.problems, []);
+    assert.deepEqual(checked.doc.maintainers, ['Ada Tester <ada@example.org>', 'overlay@example.org']);
+  });
+});

@@ -12,6 +12,7 @@ import { manifestAfter, packageChanges } from '../overlay/changes.js';
 import { packageFiles, readEbuild, type OverlayState } from '../overlay/scan.js';
 import { stackFor } from '../stack-check/index.js';
 import type { PackageWork } from './reconcile.js';
+import { metadataForVersions } from './metadata-versions.js';
 
 /**
  * The commits of the packages' work. By default one commit per package, as
@@ -95,14 +96,20 @@ export async function packageCommits(input: CommitInput): Promise<PackageCommits
       return files.filter((f) => !uses.some((u) => isUsed(f, u)));
     };
     const own = work.write ? work.component.distfiles.map((d) => input.entries.get(d.name)).filter((e): e is ManifestEntry => e !== undefined) : [];
-    const metadata = work.write ? input.metadata.get(atom) : undefined;
     const newPackage = present.length === 0;
+    /** metadata.xml to write: a new package's, or an existing one brought to the versions held after the commit. */
+    const metadataFor = (held: string[], before = pkg?.metadata): string | undefined => {
+      if (before === undefined) return work.write ? input.metadata.get(atom) : undefined;
+      const after = metadataForVersions(before, work.component, held, model);
+      return after === before ? undefined : after;
+    };
 
     if (!input.separateDrops || work.remove.length === 0 || !work.write) {
       // One commit: the new ebuild (if any), every removal, the Manifest after both, files/ cleaned.
       const remaining = [...present.filter((v) => !work.remove.includes(v)), ...(work.write ? [work.write.version] : [])].sort(compareVersions);
       const unneeded = await unneededAfter(work.remove, remaining);
       const removeFiles = work.remove.length > 0 ? await unusedFiles(remaining) : [];
+      const metadata = metadataFor(remaining);
       const changes = packageChanges({
         atom,
         ...(work.write ? { write: work.write } : {}),
@@ -124,6 +131,7 @@ export async function packageCommits(input: CommitInput): Promise<PackageCommits
     const afterAdd = [...present.filter((v) => !superseded.includes(v)), work.write.version].sort(compareVersions);
     const addUnneeded = await unneededAfter(superseded, afterAdd);
     const addFiles = superseded.length > 0 ? await unusedFiles(afterAdd) : [];
+    const metadata = metadataFor(afterAdd);
     const addChanges = packageChanges({
       atom,
       write: work.write,
@@ -137,8 +145,10 @@ export async function packageCommits(input: CommitInput): Promise<PackageCommits
     first.push({ message: message({ ...work, discarded: work.discarded.filter((d) => superseded.includes(d.version)) }, newPackage, superseded, addFiles, identity), changes: addChanges });
     const remaining = afterAdd.filter((v) => !dropped.includes(v));
     const dropFiles = (await unusedFiles(remaining)).filter((f) => !addFiles.includes(f));
+    const dropMetadata = metadataFor(remaining, metadata ?? pkg?.metadata);
     const dropChanges = packageChanges({
       atom,
+      ...(dropMetadata !== undefined ? { metadata: dropMetadata } : {}),
       remove: dropped,
       removeFiles: dropFiles,
       manifest: manifestAfter(atom, pkg?.manifest, addChanges),

@@ -5,6 +5,7 @@ import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
 import type { Progress } from '../util/progress.js';
 import { loadManifestOrFail, stackFor } from '../stack-check/index.js';
+import { renderPackageSets, SETS_CONF, SETS_DIR } from '../stack-check/package-set.js';
 import {
   describeProblems,
   ensureDistfiles,
@@ -15,7 +16,18 @@ import {
   type DistfileResult,
   type ManifestEntry,
 } from '../distfiles/index.js';
-import { checkedTargetTable, descTargets, eclassApiNames, eclassPath, extendDesc, renderAmdgpuTargetsDescFor, targetsOfReleases, usedApiNames } from '../eclass/index.js';
+import {
+  checkedTargetTable,
+  descTargets,
+  eclassApiNames,
+  eclassForMaintainers,
+  eclassPath,
+  extendDesc,
+  renderAmdgpuTargetsDescFor,
+  sameEclassCode,
+  targetsOfReleases,
+  usedApiNames,
+} from '../eclass/index.js';
 import { applyBugTrailers, commitMessage, parseBugRef, type BugRef } from '../git/messages.js';
 import { gitIdentity, gitIdentityAndSignatures, gitSignatures, OverlayRepo, type Identity, type Person } from '../git/repo.js';
 import { CommitBuilder, type CommitSpec } from '../git/transaction.js';
@@ -361,7 +373,8 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
   if (gentoo) {
     const configured = isRepo ? (await repo.raw(['config', '--get', GENTOO_SETTING]).catch(() => '')).trim() : '';
     state.settings = configured ? `maintainer = ${configured}\n` : undefined;
-  } else if (state.eclass !== undefined && state.eclass !== ourEclass) {
+  // Who maintains the overlay's copy is the overlay's business; its code is ours.
+  } else if (state.eclass !== undefined && !sameEclassCode(state.eclass, ourEclass)) {
     o.warn(
       `${path.join(dir, 'eclass/rocm.eclass')} differs from the rocm.eclass these ebuilds are generated for; ` +
         `it is left as it is: compare it with ${eclassPath} and commit the update if it is older`,
@@ -390,6 +403,8 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
       descShrinks = want.every((t) => have.includes(t));
     }
   }
+  // The package sets follow the newest release the overlay holds after this bump.
+  const sets = await packageSetChanges(plan, model, state);
   const refs = bugRefs(o);
   const changing = new Set(plan.entries.filter((e) => e.action !== 'keep').map((e) => e.atom));
   const stray = [...refs.bug, ...refs.closes].filter((r) => r.atom !== undefined && !changing.has(r.atom)).map((r) => r.atom!);
@@ -504,7 +519,7 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
       if (change) change.removedFiles = r.files;
       else result.changes.push({ atom: r.atom, version: works.find((w) => w.atom === r.atom)?.write?.version ?? '', discarded: [], removedFiles: r.files });
     }
-    const scaffold = await scaffoldCommits(plan, model, signer, year, creating ? maintainer.save : undefined);
+    const scaffold = await scaffoldCommits(plan, model, signer, year, creating ? maintainer.save : undefined, maintainer.maintainers);
     // ::gentoo's rocm.eclass stays unless these ebuilds use names it lacks: then the update is its own first commit.
     const eclassUpdate = gentoo && state.eclass !== undefined && state.eclass !== ourEclass ? gentooEclassUpdate(state.eclass, ourEclass, writes, signer, o.version) : undefined;
     if (eclassUpdate) {
@@ -514,14 +529,20 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
     // A desc that only loses targets changes after the drops, so that every
     // commit still describes the targets its ebuilds offer.
     const lateDesc = descStep?.action === 'update' && descShrinks ? scaffold.splice(scaffold.findIndex(isDescCommit), 1) : [];
+    // New sets are scaffolding, as the desc file is; changed ones come after
+    // the packages they name, and carry no bug trailers.
+    const setsCommit = sets ? [packageSetsCommit(sets, signer)] : [];
+    const newSets = plan.scaffold.some((s) => s.what === 'package-sets' && s.action === 'add');
     const commits = [
       ...(eclassUpdate ? [eclassUpdate.commit] : []),
       ...scaffold,
+      ...(newSets ? setsCommit : []),
       ...(saveSettings ? [settingsCommit(maintainer.save!, signer)] : []),
       ...packages.commits,
       ...lateDesc,
     ];
     applyBugTrailers(commits, refs);
+    if (!newSets) commits.push(...setsCommit);
     result.commits = commits.map((c) => ({ subject: c.message.split('\n')[0]!, files: c.changes.map((x) => x.path) }));
     await noteIgnored(repo, commits, o);
 
@@ -642,6 +663,7 @@ function plannedPaths(plan: Plan, works: PackageWork[], saveSettings: boolean): 
     if (step.what === 'repository') files.push('profiles/repo_name', 'metadata/layout.conf', SETTINGS_FILE);
     if (step.what === 'targets-desc') files.push('profiles/desc/amdgpu_targets.desc');
     if (step.what === 'eclass') files.push('eclass/rocm.eclass');
+    if (step.what === 'package-sets') files.push(SETS_CONF, `${SETS_DIR}/rocm`);
   }
   if (saveSettings) files.push(SETTINGS_FILE);
   for (const w of works) {
@@ -739,6 +761,37 @@ async function ensureAllDistfiles(
   return { results, entries: new Map(results.map((r) => [r.name, r.entry!])) };
 }
 
+/**
+ * The overlay's package sets as they should be after the bump, for the
+ * newest release it will hold (what emerge picks), or undefined when they
+ * already are. Sets the package-sets step's action.
+ */
+async function packageSetChanges(plan: Plan, model: StackModel, state: OverlayState): Promise<{ version: string; changes: { path: string; content: string | null }[] } | undefined> {
+  const step = plan.scaffold.find((s) => s.what === 'package-sets');
+  if (!step) return undefined;
+  const held = (step.releases ?? [plan.version]).filter((v) => model.manifest.stack.releases[v]);
+  const newest = held[held.length - 1] ?? plan.version;
+  const setsModel = newest === plan.version ? model : await stackFor(model.manifest, newest);
+  const wanted = renderPackageSets(setsModel, state.repoName ?? model.manifest.stack.repo_name);
+  const changes: { path: string; content: string | null }[] = wanted.filter((f) => state.packageSets.get(f.path) !== f.content);
+  // A set of a target the newest release no longer offers goes.
+  for (const file of state.packageSets.keys()) if (!wanted.some((f) => f.path === file)) changes.push({ path: file, content: null });
+  if (changes.length === 0) return undefined;
+  if (step.action === 'keep') step.action = 'update';
+  return { version: newest, changes };
+}
+
+function packageSetsCommit(sets: { version: string; changes: { path: string; content: string | null }[] }, identity: Person): CommitSpec {
+  return {
+    message: commitMessage(
+      `${SETS_CONF}, ${SETS_DIR}: package sets for ROCm ${sets.version}`,
+      identity,
+      'One set per GPU target, everything GPUs of that target can use: emerge @rocm-gfx1030 (rocm-ebuild set).',
+    ),
+    changes: sets.changes,
+  };
+}
+
 const isDescCommit = (c: CommitSpec): boolean => c.changes.some((x) => x.path === 'profiles/desc/amdgpu_targets.desc');
 
 async function scaffoldCommits(
@@ -747,6 +800,7 @@ async function scaffoldCommits(
   identity: Person,
   year: number,
   settings: MaintainerSetting | undefined,
+  maintainers: readonly { email: string; name?: string }[],
 ): Promise<CommitSpec[]> {
   const commits: CommitSpec[] = [];
   const repoName = model.manifest.stack.repo_name;
@@ -801,7 +855,8 @@ async function scaffoldCommits(
           identity,
           'GPU targets per ROCm release from data, target coherence through ROCM_USEDEP, and HIP builds with vanilla LLVM/clang.',
         ),
-        changes: [{ path: 'eclass/rocm.eclass', content: await readFile(eclassPath, 'utf8') }],
+        // Named as its maintainers: those of the overlay's packages.
+        changes: [{ path: 'eclass/rocm.eclass', content: eclassForMaintainers(await readFile(eclassPath, 'utf8'), maintainers) }],
       });
     }
   }

@@ -210,7 +210,13 @@ export default class Bump extends BaseCommand {
     if (count('add') > 0) this.log(`evidence: ${r.evidence.level}, the weakest of the release's packages (${describeCounts(r.evidence.counts)}): ${EVIDENCE_MEANING[r.evidence.level]}`);
     if (r.dryRun) {
       this.log(`ROCm ${r.version} → ${r.overlay} (dry run: nothing written)`);
-      for (const s of r.scaffold) if (s.action !== 'keep') this.log(`  ${s.action.padEnd(5)} ${s.what === 'repository' ? 'repository scaffolding' : s.what === 'eclass' ? 'eclass/rocm.eclass' : 'profiles/desc/amdgpu_targets.desc'}`);
+      const names: Record<string, string> = {
+        repository: 'repository scaffolding',
+        eclass: 'eclass/rocm.eclass',
+        'targets-desc': 'profiles/desc/amdgpu_targets.desc',
+        'package-sets': 'package sets (sets.conf, metadata/sets/rocm-<target>)',
+      };
+      for (const s of r.scaffold) if (s.action !== 'keep') this.log(`  ${s.action.padEnd(5)} ${names[s.what] ?? s.what}`);
       for (const p of r.packages) {
         const files = p.distfiles.map((d) => d.name).join(' ');
         const what = p.action === 'revbump' ? `${p.atom}-${p.version} (replaces ${p.replaces})` : `${p.atom}-${p.version}${p.newPackage ? ' (new package)' : ''}`;

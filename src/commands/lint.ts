@@ -13,10 +13,11 @@ import { overlayPackages, scanOverlay } from '../overlay/scan.js';
 import { requirePackageNames } from '../model/package-names.js';
 import { currentYear } from '../render/index.js';
 import { compareVersions, withoutRevision } from '../model/version.js';
-import { knownReleases, resolveComponent, type ResolvedComponent, type StackModel } from '../model/resolve.js';
+import { knownReleases, type ResolvedComponent, type StackModel } from '../model/resolve.js';
 import { checkOverlayPath } from '../overlay/paths.js';
 import { byCodePoint } from '../util/order.js';
 import { createProgress } from '../cli/progress.js';
+import { checkPackageSets } from '../stack-check/package-set-check.js';
 
 export default class Lint extends BaseCommand {
   static override summary = 'Check ebuilds the way pkgcheck and a Gentoo reviewer would';
@@ -28,7 +29,9 @@ export default class Lint extends BaseCommand {
     'Checks: header and EAPI, variable order, eclass variables before inherit, missing/indirect/unused ' +
     'inherits, deprecated eclasses, USE flags not in IUSE, test RESTRICT, REQUIRED_USE under default USE, ' +
     'unquoted path variables, variable scope, commands lacking || die, metadata.xml use descriptions and ' +
-    'remote-ids, whitespace; plus real `bash -n` and shellcheck when installed. ' +
+    'remote-ids, whitespace, targets a library the package always needs cannot be built for; plus real `bash -n` ' +
+    'and shellcheck when installed. A whole release (--version, no packages named) is also checked as a stack: ' +
+    'the package set of every GPU target resolves, and every package is in one. ' +
     'Exit codes: 0 clean (style and info results do not fail), 6 errors or warnings found, 2 invalid input.';
 
   static override examples = [
@@ -108,7 +111,8 @@ export default class Lint extends BaseCommand {
           const release = withoutRevision(v);
           progress.step(++n, total, `${atom}-${v}`);
           const other = c && manifest.stack.releases[release] ? await modelOf(release) : undefined;
-          const at = other && c ? resolveComponent(manifest, c.loaded, other.release) : undefined;
+          // As its release's stack resolves it: targets narrowed by what it needs.
+          const at = other && c ? other.components.find((x) => x.loaded === c.loaded) : undefined;
           const l = at && other
             ? await lintComponent(at, other, { text, metadata: metadata ?? '', tools: undefined })
             : { atom, file, tools: [], results: await lintEbuild({ file, atom, version: v, text, ...(metadata !== undefined ? { metadata } : {}), year, rocm: stackAtoms.has(atom) }) };
@@ -133,6 +137,8 @@ export default class Lint extends BaseCommand {
     const results = lints.flatMap((l) => l.results);
     // How far the facts behind the checked releases were established: lint judges form, not that.
     const evidence = Object.fromEntries([...linted].sort(compareVersions).map((release) => [release, releaseEvidence(models.get(release)!.components)]));
+    // The whole release: every GPU target's package set resolves as the ebuilds read.
+    if (!flags.overlay && (argv as string[]).length === 0) results.push(...(await checkPackageSets(await modelOf(flags.version!))));
     const tools = lints.flatMap((l) => l.tools.map((t) => ({ file: l.file, ...t })));
     if (!this.jsonEnabled()) {
       process.stdout.write(formatText(results));

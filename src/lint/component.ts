@@ -4,6 +4,7 @@ import { currentYear, renderEbuild, renderMetadata } from '../render/index.js';
 import { bashSyntax, bashSyntaxAll, shellcheck, shellcheckAll, type ToolFinding } from './external-tools.js';
 import { lintEbuild, type EbuildInput, type LintResult } from './index.js';
 import type { StackPackage } from './types.js';
+import { profileUseFlags } from '../model/use-flags.js';
 
 /** The IUSE and REQUIRED_USE rocm.eclass gives this package in its release. */
 export function rocmEclassView(c: ResolvedComponent, model: StackModel): Pick<EbuildInput, 'eclassIuse' | 'rocmRequiredUse'> {
@@ -33,6 +34,15 @@ function freeLicenses(model: StackModel): ReadonlySet<string> {
   return set;
 }
 
+const profileSets = new WeakMap<StackModel, ReadonlySet<string>>();
+
+/** stack.yaml's profile.use_expand as flags, built once per model. */
+function profileFlags(model: StackModel): ReadonlySet<string> {
+  let set = profileSets.get(model);
+  if (!set) profileSets.set(model, (set = profileUseFlags(model.manifest.stack.profile?.use_expand)));
+  return set;
+}
+
 const stackViews = new WeakMap<StackModel, Map<string, StackPackage>>();
 
 /**
@@ -55,7 +65,7 @@ export function stackView(model: StackModel): Map<string, StackPackage> {
   const releases = knownReleases(model.manifest);
   for (const c of model.components) {
     const versions = releases.filter((v) => inRelease(c.loaded, v));
-    view.set(c.atom, { iuse: stackIuse(c), versions });
+    view.set(c.atom, { iuse: stackIuse(c), versions, ...(c.usableTargets ? { usableTargets: c.usableTargets } : {}) });
   }
   stackViews.set(model, view);
   return view;
@@ -90,6 +100,8 @@ export async function lintComponent(
     year,
     python: { current: model.manifest.stack.python.current, default: model.manifest.stack.python.default },
     ...(model.manifest.stack.licenses ? { freeLicenses: freeLicenses(model) } : {}),
+    profileFlags: profileFlags(model),
+    releaseTargets: [...model.release.policy.default, ...model.release.policy.optional],
     stack: stackView(model),
     rocm: true,
     ...rocmEclassView(c, model),

@@ -7,6 +7,7 @@ import { dieCheck, gpuAccessCheck, quotingCheck } from './checks/commands.js';
 import { metadataCheck } from './checks/metadata.js';
 import { dependencyCheck } from './checks/dependencies.js';
 import { licenseCheck } from './checks/license.js';
+import { targetsCheck } from './checks/targets.js';
 import type { Check, EbuildInput, Keyword, LintResult } from './types.js';
 import { byCodePoint } from '../util/order.js';
 
@@ -31,9 +32,23 @@ export const CHECKS: Check[] = [
   gpuAccessCheck,
   metadataCheck,
   dependencyCheck,
+  targetsCheck,
 ];
 
-export const KEYWORDS: Map<string, Keyword> = new Map(CHECKS.flatMap((c) => c.keywords.map((k) => [k.name, k] as const)));
+/**
+ * Keywords of the checks over a whole release rather than one ebuild
+ * (stack-check/package-set-check.ts: `lint --version` without atoms).
+ */
+export const RELEASE_KEYWORDS: Keyword[] = [
+  {
+    name: 'PackageSetUnresolvable',
+    level: 'error',
+    description: "a package of a GPU target's package set cannot be merged with AMDGPU_TARGETS set to that target, as its ebuild reads",
+  },
+  { name: 'NoUsableTarget', level: 'error', description: 'no GPU target of the release can use the package: it is in no package set' },
+];
+
+export const KEYWORDS: Map<string, Keyword> = new Map([...CHECKS.flatMap((c) => c.keywords), ...RELEASE_KEYWORDS].map((k) => [k.name, k] as const));
 
 /** The node types the checks asked for, collected in the one walk of each tree. */
 const NODE_WANTS: NodeWants = (() => {

@@ -34,6 +34,12 @@ export interface StackPackage {
    * the user for a USE change.
    */
   enabled?: Set<string>;
+  /**
+   * The amdgpu targets the package can be merged with at all (stack
+   * packages whose REQUIRED_USE needs a target, directly or through what
+   * they need); undefined when any will do.
+   */
+  usableTargets?: string[];
 }
 
 /** What the runner knows about the ebuild under check. */
@@ -47,6 +53,8 @@ export interface EbuildInput {
   metadata?: string;
   /** IUSE the inherited eclasses add (amdgpu_targets_* from rocm.eclass), with defaults marked "+". */
   eclassIuse?: string[];
+  /** The targets rocm.eclass offers in this ebuild's release, before ROCM_SUPPORTED_TARGETS narrows them. */
+  releaseTargets?: string[];
   /** ROCM_REQUIRED_USE as the eclass computes it for this ebuild. */
   rocmRequiredUse?: string;
   /** GitHub repositories the package's sources come from (for MissingRemoteId). */
@@ -58,6 +66,8 @@ export interface EbuildInput {
    * `current` are supported, `default` are enabled by the profiles.
    */
   python?: { current: string[]; default: string[] };
+  /** USE_EXPAND flags Gentoo's default profile enables (video_cards_amdgpu, …): on under default USE. */
+  profileFlags?: ReadonlySet<string>;
   /** Gentoo's @FREE license group, expanded (stack.yaml's licenses.free): what Portage accepts by default. */
   freeLicenses?: ReadonlySet<string>;
   /** Eclasses of the overlay itself (eclass/*.eclass), which ebuilds may inherit. */

@@ -144,6 +144,7 @@ export interface ComponentSpec {
   cmake?: CmakeSpec;
   compiler?: 'host' | 'hipcc' | 'clang' | 'hip-lang';
   targets?: TargetsSpec;
+  platform?: 'amd' | 'nvidia';
   llvm?: LlvmSpec;
   python?: PythonSpec;
   use?: Record<string, { description?: string; default?: boolean }>;
@@ -211,6 +212,7 @@ export interface StackSpec {
   releases: Record<string, ReleaseSpec>;
   python: StackPythonSpec;
   licenses?: StackLicensesSpec;
+  profile?: { use_expand?: Record<string, string[]> };
   targets: string;
   external: string[];
   components: string[];

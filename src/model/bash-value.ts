@@ -26,12 +26,14 @@ export const ALLOWED_VARIABLES = new Set([
   'PYTHON',
   'S',
   'SLOT',
+  'SYSROOT',
   'T',
   'WORKDIR',
 ]);
 
 /** Helpers a value may call in $( … ), with the eclass that provides each. */
 export const ALLOWED_HELPERS: Readonly<Record<string, string | null>> = {
+  ffmpeg_compat_get_prefix: 'ffmpeg-compat',
   get_amdgpu_flags: 'rocm',
   get_libdir: null,
   get_llvm_prefix: 'llvm-r2',

@@ -7,6 +7,7 @@ import { inRange } from './version.js';
 import { evidenceFor, type PackageEvidence } from './evidence.js';
 import { STREAMS } from './streams.js';
 import { locateSource, sourcesOf, type SourceLocation } from './sources/index.js';
+import { limitTargets, type FlagLimit, type TargetLimit } from './target-closure.js';
 
 /** The GPU targets a release offers: default-on and optional. */
 export interface TargetPolicy {
@@ -53,10 +54,19 @@ export interface ResolvedComponent {
   distfiles: Distfile[];
   /** S, in ebuild form (with ${WORKDIR} and ${PV}). */
   sourceDir: string;
-  /** The targets this package offers as amdgpu_targets_* flags in this release. */
+  /**
+   * The targets this package offers as amdgpu_targets_* flags in this release
+   * (resolveStack narrows them to what its unconditional dependencies allow).
+   */
   targets: string[];
   /** How this release's facts were established (the component's evidence records that cover it). */
   evidence: PackageEvidence;
+  /** Set by resolveStack: the unconditional dependencies that narrowed `targets`. */
+  targetLimits?: TargetLimit[];
+  /** Set by resolveStack: the targets the package can be merged with at all; undefined when any will do. */
+  usableTargets?: string[];
+  /** Set by resolveStack: USE flags pulling in a target-limited package, and the targets one of which they need. */
+  flagLimits?: FlagLimit[];
   loaded: LoadedComponent;
   provenance: Provenance;
 }
@@ -220,7 +230,9 @@ export function resolveStack(manifest: Manifest, release: ReleaseModel): StackMo
   const components = manifest.components
     .map((c) => resolveComponent(manifest, c, release))
     .filter((c): c is ResolvedComponent => c !== undefined);
-  return { manifest, release, components, byAtom: new Map(components.map((c) => [c.atom, c])) };
+  const byAtom = new Map(components.map((c) => [c.atom, c]));
+  limitTargets(components, byAtom);
+  return { manifest, release, components, byAtom };
 }
 
 /**

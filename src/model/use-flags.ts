@@ -40,6 +40,23 @@ export const GLOBAL_FLAGS = new Set([
   'vaapi',
 ]);
 
+/**
+ * USE_EXPAND variables the user (make.conf) and the profiles set, never an
+ * ebuild: a + default in IUSE would overrule the user's VIDEO_CARDS or
+ * CPU_FLAGS_* where they name nothing.
+ */
+export const USER_USE_EXPAND: Record<string, string> = {
+  video_cards_: 'VIDEO_CARDS',
+  cpu_flags_: 'CPU_FLAGS_*',
+  input_devices_: 'INPUT_DEVICES',
+  l10n_: 'L10N',
+};
+
+/** The flags Gentoo's default profile enables through USE_EXPAND variables (stack.yaml's profile.use_expand). */
+export function profileUseFlags(useExpand: Record<string, string[]> | undefined): Set<string> {
+  return new Set(Object.entries(useExpand ?? {}).flatMap(([variable, values]) => values.map((v) => `${variable.toLowerCase()}_${v}`)));
+}
+
 export function isUseExpand(flag: string): boolean {
   return USE_EXPAND_PREFIXES.some((p) => flag.startsWith(p));
 }

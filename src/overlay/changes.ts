@@ -6,7 +6,7 @@ export interface PackageEdit {
   atom: string;
   /** The ebuild written, if any: its version and text. */
   write?: { version: string; text: string };
-  /** metadata.xml, for a package directory that has none. */
+  /** metadata.xml to write: for a package directory that has none, or an existing one brought to the versions held. */
   metadata?: string;
   /** Ebuild versions removed. */
   remove: string[];

@@ -8,6 +8,8 @@ export interface PackageState {
   /** Ebuild versions (with -rN), oldest first. */
   versions: string[];
   hasMetadata: boolean;
+  /** The metadata.xml text, if any. */
+  metadata?: string;
   /** The Manifest text, if any. */
   manifest?: string;
   /** Files under files/ (patches). */
@@ -24,6 +26,8 @@ export interface OverlayState {
   targetsDesc?: string;
   /** metadata/rocm-ebuild.conf, the overlay's rocm-ebuild settings (overlay/settings.ts). */
   settings?: string;
+  /** The package sets: sets.conf and the files under sets/, by path relative to the overlay. */
+  packageSets: Map<string, string>;
   packages: Map<string, PackageState>;
 }
 
@@ -47,16 +51,18 @@ export function parseLayoutConf(text: string): Map<string, string> {
 }
 
 /** The files outside package directories that scanOverlay reads. */
-const SCANNED_FILES = ['profiles/repo_name', 'metadata/layout.conf', 'metadata/rocm-ebuild.conf', 'eclass/rocm.eclass', 'profiles/desc/amdgpu_targets.desc'];
+const SCANNED_FILES = ['profiles/repo_name', 'metadata/layout.conf', 'metadata/rocm-ebuild.conf', 'eclass/rocm.eclass', 'profiles/desc/amdgpu_targets.desc', 'sets.conf'];
+/** Directories outside package directories whose files scanOverlay reads. */
+const SCANNED_DIRS = ['metadata/sets'];
 
 /** git pathspecs covering everything scanOverlay may read for `atoms`. */
 export function scannedPathspecs(atoms: readonly string[]): string[] {
-  return [...SCANNED_FILES, ...atoms];
+  return [...SCANNED_FILES, ...SCANNED_DIRS, ...atoms];
 }
 
 /** Whether scanOverlay reads `file` (relative, forward slashes) for one of `atoms`: what it holds decides the plan. */
 export function isScanned(file: string, atoms: ReadonlySet<string>): boolean {
-  if (SCANNED_FILES.includes(file)) return true;
+  if (SCANNED_FILES.includes(file) || SCANNED_DIRS.some((d) => file.startsWith(`${d}/`))) return true;
   const [category, pn, name, ...rest] = file.split('/');
   if (!category || !pn || !name || !atoms.has(`${category}/${pn}`)) return false;
   if (name === 'files') return rest.length > 0;
@@ -76,7 +82,7 @@ export async function scanOverlay(dir: string, atoms: readonly string[]): Promis
   } catch {
     exists = false;
   }
-  const state: OverlayState = { dir, exists, packages: new Map() };
+  const state: OverlayState = { dir, exists, packageSets: new Map(), packages: new Map() };
   if (!exists) return state;
   state.repoName = (readOptional(path.join(dir, 'profiles', 'repo_name')))?.trim();
   const layout = readOptional(path.join(dir, 'metadata', 'layout.conf'));
@@ -84,6 +90,20 @@ export async function scanOverlay(dir: string, atoms: readonly string[]): Promis
   state.eclass = readOptional(path.join(dir, 'eclass', 'rocm.eclass'));
   state.targetsDesc = readOptional(path.join(dir, 'profiles', 'desc', 'amdgpu_targets.desc'));
   state.settings = readOptional(path.join(dir, 'metadata', 'rocm-ebuild.conf'));
+  const setsConf = readOptional(path.join(dir, 'sets.conf'));
+  if (setsConf !== undefined) state.packageSets.set('sets.conf', setsConf);
+  for (const d of SCANNED_DIRS) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(path.join(dir, d)).sort();
+    } catch {
+      names = [];
+    }
+    for (const name of names) {
+      const file = path.join(dir, d, name);
+      if (statSync(file, { throwIfNoEntry: false })?.isFile()) state.packageSets.set(`${d}/${name}`, readFileSync(file, 'utf8'));
+    }
+  }
   for (const atom of atoms) {
     const pkgDir = path.join(dir, atom);
     const pn = atom.split('/')[1]!;
@@ -105,11 +125,13 @@ export async function scanOverlay(dir: string, atoms: readonly string[]): Promis
       files = [];
     }
     const manifest = readOptional(path.join(pkgDir, 'Manifest'));
+    const metadata = entries.includes('metadata.xml') ? readOptional(path.join(pkgDir, 'metadata.xml')) : undefined;
     state.packages.set(atom, {
       atom,
       versions,
       hasMetadata: entries.includes('metadata.xml'),
       ...(manifest !== undefined ? { manifest } : {}),
+      ...(metadata !== undefined ? { metadata } : {}),
       files,
     });
   }

@@ -18,10 +18,13 @@ export interface PlanEntry {
 }
 
 export interface ScaffoldStep {
-  what: 'repository' | 'targets-desc' | 'eclass';
-  /** update: only profiles/desc/amdgpu_targets.desc, when the overlay's releases change its targets. */
+  what: 'repository' | 'targets-desc' | 'eclass' | 'package-sets';
+  /**
+   * update: profiles/desc/amdgpu_targets.desc when the overlay's releases
+   * change its targets; the package sets when their members change.
+   */
   action: 'add' | 'keep' | 'update';
-  /** targets-desc: the ROCm releases the overlay holds after the bump, oldest first. */
+  /** targets-desc, package-sets: the ROCm releases the overlay holds after the bump, oldest first. */
   releases?: string[];
   /** targets-desc of a file not ours to rewrite (::gentoo's): the existing text with the lines it lacked. */
   extended?: { text: string; added: string[] };
@@ -47,6 +50,8 @@ export interface OverlayView {
   layout?: unknown;
   eclass?: string;
   targetsDesc?: string;
+  /** sets.conf and sets/*, by path relative to the overlay. */
+  packageSets?: ReadonlyMap<string, string>;
   packages: ReadonlyMap<string, { versions: string[] }>;
 }
 
@@ -97,14 +102,12 @@ export function makePlan(model: StackModel, overlay: OverlayView, options: PlanO
       drops.push({ atom, version: old.map(withoutRevision).join(', '), action: 'drop', newPackage: false, versions: old, distfiles: [], component: c });
     }
   }
+  const held = [...releases].sort((a, b) => (a === '9999' ? 1 : b === '9999' ? -1 : compareVersions(a, b)));
   const scaffold: ScaffoldStep[] = [
     { what: 'repository', action: overlay.repoName && overlay.layout ? 'keep' : 'add' },
-    {
-      what: 'targets-desc',
-      action: overlay.targetsDesc !== undefined ? 'keep' : 'add',
-      releases: [...releases].sort((a, b) => (a === '9999' ? 1 : b === '9999' ? -1 : compareVersions(a, b))),
-    },
+    { what: 'targets-desc', action: overlay.targetsDesc !== undefined ? 'keep' : 'add', releases: held },
     { what: 'eclass', action: overlay.eclass !== undefined ? 'keep' : 'add' },
+    { what: 'package-sets', action: overlay.packageSets?.size ? 'keep' : 'add', releases: held },
   ];
   const order = options.only ? graph.order.filter((a) => options.only!.has(a)) : graph.order;
   return { version, order, scaffold, entries: [...entries, ...drops.reverse()], newer };

@@ -182,6 +182,19 @@ function useChain(flags: string[]): string[] {
   return lines;
 }
 
+/**
+ * REQUIRED_USE for flags that pull in a target-limited package
+ * (model/target-closure.ts): one of the targets both offer must be on, or,
+ * when they share none, the flag must stay off.
+ */
+export function flagLimitClauses(c: ResolvedComponent): string[] {
+  return (c.flagLimits ?? []).map((l) =>
+    l.targets.length === 0
+      ? `!${l.flag}`
+      : `${l.flag}? ( || ( ${[...l.targets].sort((a, b) => gfxOrder(a) - gfxOrder(b)).map((t) => `amdgpu_targets_${t}`).join(' ')} ) )`,
+  );
+}
+
 export function buildContext(c: ResolvedComponent, model: StackModel, options: ContextOptions): EbuildContext {
   const spec = c.spec;
   const release = model.release;
@@ -205,12 +218,21 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
   }
   if (mode !== 'none') inherit.add('rocm');
   if (mode === 'skip-globals') preInherit.push('ROCM_SKIP_GLOBALS=1');
-  if (mode === 'subset') {
-    const list = spec.targets.supported!.join(' ');
+  // A library's own subset, or the targets its unconditional dependencies
+  // leave it (model/target-closure.ts), said where a reviewer meets them.
+  const limits = c.targetLimits ?? [];
+  if (mode === 'subset' || (gpuMode && limits.length > 0)) {
+    const supported = limits.length > 0 ? [...c.targets].sort((a, b) => gfxOrder(a) - gfxOrder(b)) : spec.targets.supported!;
+    const list = supported.join(' ');
+    const names = limits.map((l) => l.atom).join(', ');
+    const comment = limits.length > 0 ? [`# ${names}, needed whatever USE says, ${limits.length > 1 ? 'are' : 'is'} built for these targets only`] : [];
     preInherit.push(
-      `ROCM_SUPPORTED_TARGETS=( ${list} )`.length <= 80
-        ? `ROCM_SUPPORTED_TARGETS=( ${list} )`
-        : ['ROCM_SUPPORTED_TARGETS=(', ...wrapWords(spec.targets.supported!, 72).map((l) => `\t${l}`), ')'].join('\n'),
+      [
+        ...comment,
+        `ROCM_SUPPORTED_TARGETS=( ${list} )`.length <= 80
+          ? `ROCM_SUPPORTED_TARGETS=( ${list} )`
+          : ['ROCM_SUPPORTED_TARGETS=(', ...wrapWords(supported, 72).map((l) => `\t${l}`), ')'].join('\n'),
+      ].join('\n'),
     );
   }
   if (gpuMode) preInherit.push('ROCM_VERSION=${PV}');
@@ -226,7 +248,7 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
   for (const v of values) {
     for (const h of helpersUsed(v)) {
       const eclass = ALLOWED_HELPERS[h];
-      if (eclass === 'multiprocessing') inherit.add(eclass);
+      if (eclass === 'multiprocessing' || eclass === 'ffmpeg-compat') inherit.add(eclass);
     }
   }
 
@@ -260,6 +282,7 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
     requiredUse.push(w ? `${w}? ( \${PYTHON_REQUIRED_USE} )` : '${PYTHON_REQUIRED_USE}');
   }
   requiredUse.push(...(spec.required_use ?? []).flatMap((r) => wrapUseExpression(r, 1)));
+  requiredUse.push(...flagLimitClauses(c).flatMap((r) => wrapUseExpression(r, 1)));
 
   // Accepted QA findings are said where a reviewer meets them, as ::gentoo's
   // "# pkgcheck warning: RequiredUseDefaults" above REQUIRED_USE.

@@ -38,7 +38,7 @@ describe('bump: identity, time, branch, maintainer and a quiet stderr', function
     });
     assert.equal(r.code, 0, r.stderr);
     const log = (await git(path.join(work, 'ci'), ['log', '--format=%an <%ae>|%cn <%ce>|%(trailers:key=Signed-off-by,valueonly)'], home)).split('\n').filter(Boolean);
-    assert.equal(log.length, 6);
+    assert.equal(log.length, 7);
     for (const line of log) assert.equal(line, 'Release Bot <bot@example.org>|CI Runner <ci@example.org>|CI Runner <ci@example.org>');
   });
 
@@ -62,7 +62,7 @@ describe('bump: identity, time, branch, maintainer and a quiet stderr', function
       const home = await bareHome(work, `home-${branch}`, ['[user]', `\tname = ${IDENTITY.name}`, `\temail = ${IDENTITY.email}`, ...config]);
       const r = await newOverlay(`branch-${branch}`, { home });
       assert.equal(r.code, 0, r.stderr);
-      assert.match(r.stdout, new RegExp(`^6 commits on ${branch} \\(`, 'm'));
+      assert.match(r.stdout, new RegExp(`^7 commits on ${branch} \\(`, 'm'));
       const overlay = path.join(work, `branch-${branch}`);
       assert.equal((await git(overlay, ['symbolic-ref', '--short', 'HEAD'], home)).trim(), branch);
       assert.equal((await git(overlay, ['for-each-ref', '--format=%(refname)', 'refs/heads'], home)).trim(), `refs/heads/${branch}`);
@@ -77,7 +77,7 @@ describe('bump: identity, time, branch, maintainer and a quiet stderr', function
     const r = await newOverlay('json', { extra: ['--json'] });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr, '');
-    assert.equal((JSON.parse(r.stdout) as { commits: unknown[] }).commits.length, 6);
+    assert.equal((JSON.parse(r.stdout) as { commits: unknown[] }).commits.length, 7);
   });
 
   describe("metadata.xml's maintainer comes from the overlay", () => {

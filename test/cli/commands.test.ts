@@ -12,7 +12,7 @@ describe('CLI conventions', function () {
   this.timeout(60_000);
 
   it('has the commands the README documents', () => {
-    assert.deepEqual(commands, ['bump', 'completion', 'eclass', 'eclassdoc', 'graph', 'help', 'lint', 'manifest', 'matrix', 'render', 'test', 'validate']);
+    assert.deepEqual(commands, ['bump', 'completion', 'eclass', 'eclassdoc', 'graph', 'help', 'lint', 'manifest', 'matrix', 'render', 'set', 'test', 'validate']);
   });
 
   for (const command of commands) {
@@ -58,6 +58,23 @@ describe('CLI conventions', function () {
     const json = JSON.parse((await runCli(['render', 'hip', '--version', '6.2.2', '--metadata', '--json'])).stdout) as { file: string; text: string };
     assert.equal(json.file, 'dev-util/hip/metadata.xml');
     assert.match(json.text, /<remote-id type="github">ROCm\/clr<\/remote-id>/);
+  });
+
+  it('set prints the atoms GPUs of the given targets can use, says why others are left out, and refuses a target the release lacks', async () => {
+    const r = await runCli(['set', '--version', '6.3.3', '--targets', 'gfx1100, gfx1030', '--why']);
+    assert.equal(r.code, 0, r.stderr);
+    const atoms = r.stdout.trimEnd().split('\n');
+    assert.ok(atoms.every((a) => /^[a-z-]+\/[A-Za-z0-9_+-]+$/.test(a)), r.stdout);
+    assert.ok(atoms.includes('sci-libs/hipBLASLt'), 'gfx1100 can use hipBLASLt');
+    assert.ok(!atoms.includes('sci-libs/hipSPARSELt'));
+    assert.match(r.stderr, /^left out: sci-libs\/hipSPARSELt: built for gfx942 gfx940 gfx941 only$/m);
+    const json = JSON.parse((await runCli(['set', '--version', '6.3.3', '--targets', 'gfx1030', '--json'])).stdout) as { targets: string[]; atoms: string[]; excluded: { atom: string }[] };
+    assert.deepEqual(json.targets, ['gfx1030']);
+    assert.ok(json.excluded.some((e) => e.atom === 'dev-util/rocm-validation-suite'));
+    assert.ok(!json.atoms.includes('dev-util/rocm-validation-suite'));
+    const bad = await runCli(['set', '--version', '6.3.3', '--targets', 'gfx1200']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /ROCm 6\.3\.3 offers no target gfx1200; it offers gfx906 /);
   });
 
   it('respects NO_COLOR and stays free of escape sequences when not a TTY', async () => {

@@ -123,6 +123,9 @@ python:
   default: [python3_14]
 licenses:
   free: [MIT, GPL-2, BSD]
+profile:
+  use_expand:
+    VIDEO_CARDS: [amdgpu, radeonsi]
 targets: targets.yaml
 external:
   - external.yaml
@@ -179,6 +182,7 @@ targets:
   cmake_vars: [AMDGPU_TARGETS]
   join: ";"
   required_use_when: [test]
+platform: amd
 llvm:
   deps:
     - { atom: llvm-core/clang, classes: [DEPEND], slot_op: true, when: foo }

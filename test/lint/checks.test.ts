@@ -83,6 +83,8 @@ const STACK = new Map([
   ['dev-util/hip', { iuse: new Set(['debug', 'test']), versions: ['6.2.2', '6.2.4'] }],
   ['sci-libs/ck', { iuse: new Set(['test', 'amdgpu_targets_gfx906']), versions: ['6.2.2'] }],
   ['dev-cpp/gtest', {}],
+  // A library that can be merged only with gfx906 enabled (a subset library).
+  ['sci-libs/gemm', { iuse: new Set(['amdgpu_targets_gfx906']), versions: ['6.2.2'], usableTargets: ['gfx906'] }],
   // An external package whose default-profile flags are recorded.
   ['media-libs/mesa', { iuse: new Set(['proprietary-codecs', 'vaapi']), enabled: new Set(['proprietary-codecs']) }],
 ]);
@@ -122,6 +124,7 @@ const CASES: [string, () => string, Partial<EbuildInput>?][] = [
   ['UnknownUseFlags', () => swap('test? ( dev-cpp/gtest )', 'tests? ( dev-cpp/gtest )')],
   ['MissingTestRestrict', () => swap('RESTRICT="!test? ( test )"\n', '')],
   ['RequiredUseDefaults', () => GOOD, { eclassIuse: ['amdgpu_targets_gfx906', 'amdgpu_targets_gfx1030'] }],
+  ['UseExpandDefault', () => swap('IUSE="benchmark test"', 'IUSE="benchmark test +video_cards_amdgpu"')],
   ['MissingDie', () => swap("CMakeLists.txt || die", 'CMakeLists.txt')],
   ['UnquotedVariable', () => swap('\tcmake_src_test\n', '\tcmake_src_test\n\tls ${WORKDIR}/logs || die\n')],
   ['VariableScope', () => swap('\tcmake_src_test\n', '\tcmake_src_test\n\tls "${ED}"/usr || die\n')],
@@ -145,6 +148,7 @@ const CASES: [string, () => string, Partial<EbuildInput>?][] = [
   ['NonsolvableDeps', () => swap('RDEPEND="dev-util/hip:${SLOT}"', 'RDEPEND="dev-util/hip:${SLOT}\n\tsci-libs/ck:${SLOT}[${ROCM_USEDEP}]\n"'), { stack: STACK }],
   ['NonFreeLicense', () => swap('LICENSE="MIT"', 'LICENSE="MIT NCSA-AMD"'), { freeLicenses: new Set(['MIT', 'UoI-NCSA']) }],
   ['UseChangeNeeded', () => swap('RDEPEND="dev-util/hip:${SLOT}"', 'RDEPEND="dev-util/hip:${SLOT}\n\tmedia-libs/mesa[vaapi]\n"'), { stack: STACK }],
+  ['UnmergeableTargets', () => swap('RDEPEND="dev-util/hip:${SLOT}"', 'RDEPEND="dev-util/hip:${SLOT}\n\tsci-libs/gemm:${SLOT}\n"'), { stack: STACK }],
   ['NonexistentBlocker', () => swap('RDEPEND="dev-util/hip:${SLOT}"', 'RDEPEND="dev-util/hip:${SLOT}\n\t!<dev-util/hip-6\n"'), { stack: STACK }],
 ];
 
@@ -166,7 +170,7 @@ describe('lint checks (one case per keyword)', () => {
 
   it('covers every keyword a check declares, except the few only tested elsewhere', () => {
     const covered = new Set(CASES.map(([k]) => k));
-    const elsewhere = new Set(['IndirectInherits', 'RedundantUseExpandDesc']);
+    const elsewhere = new Set(['IndirectInherits', 'RedundantUseExpandDesc', 'PackageSetUnresolvable', 'NoUsableTarget']);
     assert.deepEqual([...KEYWORDS.keys()].filter((k) => !covered.has(k) && !elsewhere.has(k)), []);
   });
 
@@ -192,6 +196,39 @@ describe('rules real pkgcheck and Portage taught us', () => {
     const multi = withPython('python3_{12..14}').replace('python-single-r1', 'python-r1');
     assert.deepEqual(await keywords(multi, { python: PYTHON }), []);
     assert.deepEqual(await keywords(multi.replace('python3_{12..14}', 'python3_12 python3_14'), { python: PYTHON }), ['RequiredUseDefaults']);
+  });
+
+  it("REQUIRED_USE on VIDEO_CARDS flags holds under default USE through the profile's VIDEO_CARDS, not through a + in IUSE", async () => {
+    const platforms = swap('IUSE="benchmark test"', 'IUSE="benchmark test video_cards_amdgpu video_cards_nvidia"').replace(
+      'REQUIRED_USE="${ROCM_REQUIRED_USE}"',
+      'REQUIRED_USE="\n\t${ROCM_REQUIRED_USE}\n\t^^ ( video_cards_amdgpu video_cards_nvidia )\n"',
+    );
+    const profile = new Set(['video_cards_amdgpu', 'video_cards_radeonsi']);
+    assert.deepEqual(await keywords(platforms, { profileFlags: profile }), []);
+    // Without the profile's values nothing enables either card.
+    assert.deepEqual(await keywords(platforms), ['RequiredUseDefaults']);
+    // A profile naming both cards fails ^^: the user must choose.
+    assert.deepEqual(await keywords(platforms, { profileFlags: new Set([...profile, 'video_cards_nvidia']) }), ['RequiredUseDefaults']);
+    // The + that made it pass before is itself a finding.
+    assert.deepEqual(await keywords(platforms.replace(' video_cards_amdgpu ', ' +video_cards_amdgpu ')), ['UseExpandDefault']);
+  });
+
+  it('UnmergeableTargets: only what a build always pulls in, against the targets the ebuild really offers', async () => {
+    const needs = (deps: string) => swap('RDEPEND="dev-util/hip:${SLOT}"', `RDEPEND="dev-util/hip:\${SLOT}\n\t${deps}\n"`);
+    const found = await lintEbuild(input(needs('sci-libs/gemm:${SLOT}'), { stack: STACK }));
+    assert.match(found[0]!.message, /offers amdgpu_targets_gfx1030, but sci-libs\/gemm, needed whatever USE says, is built for gfx906 only/);
+    assert.equal(found[0]!.line, 23);
+    // Optional dependencies and blockers do not limit the package.
+    for (const deps of ['test? ( sci-libs/gemm:${SLOT} )', '|| ( sci-libs/gemm dev-cpp/gtest )', '!sci-libs/gemm']) {
+      assert.deepEqual(await keywords(needs(deps), { stack: STACK }), [], deps);
+    }
+    // ROCM_SUPPORTED_TARGETS narrows what the ebuild offers, whatever the release has.
+    const narrowed = needs('sci-libs/gemm:${SLOT}').replace('ROCM_VERSION=${PV}', 'ROCM_SUPPORTED_TARGETS=( gfx906 gfx90a )\nROCM_VERSION=${PV}');
+    assert.deepEqual(await keywords(narrowed, { stack: STACK, releaseTargets: ['gfx906', 'gfx1030'] }), []);
+    assert.deepEqual(await keywords(narrowed, { stack: STACK, releaseTargets: ['gfx906', 'gfx90a'] }), ['UnmergeableTargets']);
+    // Without rocm.eclass's globals the ebuild offers no targets to check.
+    const skip = needs('sci-libs/gemm:${SLOT}').replace('ROCM_VERSION=${PV}', 'ROCM_SKIP_GLOBALS=1').replace('REQUIRED_USE="${ROCM_REQUIRED_USE}"\n', '');
+    assert.ok(!(await keywords(skip, { stack: STACK })).includes('UnmergeableTargets'));
   });
 
   it('ExcessiveLineLength spares what pkgcheck spares: one long word, a long quoted string, DESCRIPTION', async () => {

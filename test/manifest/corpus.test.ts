@@ -24,11 +24,20 @@ type Mutator = (text: string, doc: Document) => string | undefined;
 const topKeys = (doc: Document): string[] =>
   isMap(doc.contents) ? doc.contents.items.filter(isPair).map((p) => String((p.key as { value: unknown }).value)) : [];
 
-/** Re-serialise a document after an edit made through the yaml API. */
-function edited(text: string, change: (doc: Document) => void): string {
+/**
+ * Re-serialise a document after an edit made through the yaml API; undefined
+ * when the edit removed an anchor that an alias elsewhere still names (the
+ * yaml library cannot write that document, so the mistake does not apply).
+ */
+function edited(text: string, change: (doc: Document) => void): string | undefined {
   const doc = parseDocument(text, { version: '1.2' });
   change(doc);
-  return doc.toString();
+  try {
+    return doc.toString();
+  } catch (err) {
+    if (err instanceof Error && /Unresolved alias/.test(err.message)) return undefined;
+    throw err;
+  }
 }
 
 /**

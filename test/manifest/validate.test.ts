@@ -73,7 +73,7 @@ describe('manifest validation', () => {
   it('refuses a value that would run a command in the ebuild', async () => {
     const { dir, issues } = await issuesFor(edit('components/gpulib.yaml', 'BUILD_BENCHMARK: { use: benchmark }', 'BUILD_BENCHMARK: "$(rm -rf /)"'));
     assert.deepEqual(shown(dir, issues), [
-      'components/gpulib.yaml:24:22: $.cmake.defines.BUILD_BENCHMARK: $(rm …) is not a helper values may call\n    hint: use one of get_amdgpu_flags, get_libdir, get_llvm_prefix, makeopts_jobs, python_get_sitedir, usex, ver_cut, or move the logic into phase code',
+      'components/gpulib.yaml:24:22: $.cmake.defines.BUILD_BENCHMARK: $(rm …) is not a helper values may call\n    hint: use one of ffmpeg_compat_get_prefix, get_amdgpu_flags, get_libdir, get_llvm_prefix, makeopts_jobs, python_get_sitedir, usex, ver_cut, or move the logic into phase code',
     ]);
   });
 
@@ -131,7 +131,7 @@ describe('manifest validation', () => {
   it('points errors inside an override at the override, naming the releases concerned', async () => {
     const { dir, issues } = await issuesFor(edit('components/gpulib.yaml', 'targets: { cmake_vars: [GPU_TARGETS] }', 'use: { extra: { description: Something optional } }\n      tests: { gpu: true, env: { HIP_X: "$(id)" } }'));
     assert.deepEqual(shown(dir, issues), [
-      'components/gpulib.yaml:31:41: $.overrides[0].set.tests.env.HIP_X: $(id …) is not a helper values may call (in 6.3.0)\n    hint: use one of get_amdgpu_flags, get_libdir, get_llvm_prefix, makeopts_jobs, python_get_sitedir, usex, ver_cut, or move the logic into phase code',
+      'components/gpulib.yaml:31:41: $.overrides[0].set.tests.env.HIP_X: $(id …) is not a helper values may call (in 6.3.0)\n    hint: use one of ffmpeg_compat_get_prefix, get_amdgpu_flags, get_libdir, get_llvm_prefix, makeopts_jobs, python_get_sitedir, usex, ver_cut, or move the logic into phase code',
     ]);
   });
 

@@ -30,7 +30,7 @@ describe('pr check', function () {
     }
   }
 
-  describe('the 52 commits of a real bump 6.2.2', () => {
+  describe('the 53 commits of a real bump 6.2.2', () => {
     let report: CheckReport;
     let cli: { code: number; stdout: string; stderr: string };
 
@@ -45,7 +45,7 @@ describe('pr check', function () {
       assert.equal(report.range.origin, 'origin-head');
       assert.equal(report.range.base, f.base);
       assert.equal(report.range.head, f.tip);
-      assert.equal(report.range.commits, 52);
+      assert.equal(report.range.commits, 53);
       assert.equal(report.commits[0]!.summary, 'profiles, metadata: new repository rocm');
       assert.equal(report.commits.at(-1)!.summary, 'sci-libs/rocAL: new package, add 6.2.2');
       assert.equal(report.ebuildsLinted, 49);
@@ -399,7 +399,7 @@ describe('pr check', function () {
         ctx.objects.close();
         assert.equal(ctx.range.origin, 'upstream');
         assert.equal(ctx.range.label, 'origin/master..HEAD');
-        assert.equal(ctx.commits.length, 52);
+        assert.equal(ctx.commits.length, 53);
       } finally {
         await git(dir, ['branch', '-q', '--unset-upstream'], f.home);
       }
@@ -412,7 +412,7 @@ describe('pr check', function () {
         ctx.objects.close();
         assert.equal(ctx.range.origin, 'unpushed');
         assert.deepEqual(ctx.range.excluded, ['origin/master']);
-        assert.equal(ctx.commits.length, 52);
+        assert.equal(ctx.commits.length, 53);
       } finally {
         await git(dir, ['remote', 'set-head', 'origin', 'master'], f.home);
       }
@@ -421,7 +421,7 @@ describe('pr check', function () {
     it('--root takes every commit; A alone means A..HEAD', async () => {
       const all = await openRange(dir, { root: true });
       all.objects.close();
-      assert.equal(all.commits.length, 53);
+      assert.equal(all.commits.length, 54);
       assert.equal(all.commits[0]!.parents.length, 0);
       const some = await openRange(dir, { range: 'HEAD~2' });
       some.objects.close();

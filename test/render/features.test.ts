@@ -82,10 +82,14 @@ compiler: hipcc
 targets:
   mode: full
   cmake_vars: [AMDGPU_TARGETS]
+use:
+  tools:
+    description: Link the toolkit library (its targets only)
 deps:
   - atom: dev-util/toolkit
     classes: [RDEPEND, DEPEND]
     gpu: true
+    when: tools
   - atom: sci-libs/gpulib
     classes: [RDEPEND, DEPEND]
     gpu: true
@@ -137,10 +141,13 @@ describe('rendering features (fixture stack)', () => {
     assert.match(text, /\nREQUIRED_USE="\$\{ROCM_REQUIRED_USE\} \$\{PYTHON_REQUIRED_USE\}"\n/);
   });
 
-  it('ties a subset library only to the targets both packages have (never unsolvable)', () => {
+  it('ties a subset library only to the targets both packages have (never unsolvable), and its flag needs one of them', () => {
     const text = ebuild(model622, 'sci-libs/viewer');
     // toolkit offers gfx90a, gfx942 and gfx1100 in 6.2 (gfx1201 is not in that policy).
-    assert.match(text, /\tdev-util\/toolkit:\$\{SLOT\}\[amdgpu_targets_gfx90a\(-\)\?,amdgpu_targets_gfx942\(-\)\?,amdgpu_targets_gfx1100\(-\)\?\]\n/);
+    assert.match(text, /\ttools\? \(\n\t\tdev-util\/toolkit:\$\{SLOT\}\[amdgpu_targets_gfx90a\(-\)\?,amdgpu_targets_gfx942\(-\)\?,amdgpu_targets_gfx1100\(-\)\?\]\n\t\)\n/);
+    assert.match(text, /\n\ttools\? \( \|\| \( amdgpu_targets_gfx90a amdgpu_targets_gfx942 amdgpu_targets_gfx1100 \) \)\n/);
+    // Off by default, the flag leaves the viewer every target.
+    assert.ok(model622.byAtom.get('sci-libs/viewer')!.targets.includes('gfx1030'));
     // A library with every target of the consumer keeps ${ROCM_USEDEP}.
     assert.match(text, /\tsci-libs\/gpulib:\$\{SLOT\}\[\$\{ROCM_USEDEP\}\]\n/);
   });

@@ -130,6 +130,17 @@ describe('every generated ebuild of the shipped stack', function () {
     assert.deepEqual(problems, []);
   });
 
+  it('no ebuild of any release installs with pip while building (Gentoo builds Python with the PEP 517 eclass or runs it from the tree)', () => {
+    const problems: string[] = [];
+    for (const model of all) {
+      for (const c of model.components) {
+        const text = renderEbuild(c, model, { year: 2026 });
+        if (/dev-python\/pip\b|\bpip install\b|-m pip\b/.test(text)) problems.push(`${model.release.version} ${c.atom}`);
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
   it('bundles no library that ::gentoo packages (googletest is dev-cpp/gtest)', () => {
     // Upstream repositories of libraries ::gentoo has, and the package to use instead.
     const SYSTEM: Record<string, string> = { 'google/googletest': 'dev-cpp/gtest' };
@@ -152,17 +163,27 @@ describe('every generated ebuild of the shipped stack', function () {
       const text = renderEbuild(c, model, { year: 2026 });
       assert.match(text, /^inherit .*\bffmpeg-compat\b/m, c.atom);
       assert.match(text, /\tffmpeg_compat_setup \d+\n/, c.atom);
-      assert.doesNotMatch(text, /PKG_CONFIG_PATH=|ffmpeg\d+\/\$\(get_libdir\)/, c.atom);
+      assert.doesNotMatch(text, /PKG_CONFIG_PATH=|ffmpeg\d+\/\$\(get_libdir\)|\/usr\/lib\/ffmpeg\d/, c.atom);
+      // The prefix, where CMake needs it, is the eclass's answer.
+      if (/-DCMAKE_PREFIX_PATH=/.test(text)) assert.match(text, /-DCMAKE_PREFIX_PATH="\$\{SYSROOT\}\$\(ffmpeg_compat_get_prefix 4\)"/, c.atom);
     }
   });
 
-  it('a system with both AMD and NVIDIA cards in VIDEO_CARDS can merge everything (hip builds for AMD)', () => {
-    const model = all.find((m) => m.release.version === '6.2.2')!;
-    const both = new Set(['video_cards_amdgpu', 'video_cards_nvidia']);
-    const users = model.components.filter((c) => [...both].every((f) => f in (c.spec.use ?? {})));
-    assert.ok(users.some((c) => c.atom === 'dev-util/hip'));
-    for (const c of users) {
-      for (const r of c.spec.required_use ?? []) assert.equal(evaluateRequiredUse(r, both), undefined, `${c.atom}: ${r}`);
+  it('hip builds for exactly one platform, AMD for a user who changed nothing (VIDEO_CARDS of the default profile)', async () => {
+    const { profileUseFlags } = await import('../../src/model/use-flags.js');
+    const profile = profileUseFlags(all[0]!.manifest.stack.profile?.use_expand);
+    assert.ok(profile.has('video_cards_amdgpu') && !profile.has('video_cards_nvidia'), "stack.yaml records the base profile's VIDEO_CARDS");
+    for (const model of all) {
+      const hip = model.byAtom.get('dev-util/hip')!;
+      const text = renderEbuild(hip, model, { year: 2026 });
+      assert.match(text, /\n\t\^\^ \( video_cards_amdgpu video_cards_nvidia \)\n/, model.release.version);
+      assert.doesNotMatch(/^IUSE="(.*)"$/m.exec(text)![1]!, /\+video_cards_/, model.release.version);
+      const enabled = (flags: string[]) => new Set(flags.filter((f) => f in (hip.spec.use ?? {})));
+      for (const r of hip.spec.required_use ?? []) {
+        assert.equal(evaluateRequiredUse(r, enabled([...profile])), undefined, `${model.release.version}: ${r}`);
+      }
+      // Both cards: the user picks one for hip, as with ::gentoo's hip.
+      assert.ok((hip.spec.required_use ?? []).some((r) => evaluateRequiredUse(r, enabled([...profile, 'video_cards_nvidia'])) !== undefined));
     }
   });
 
@@ -247,6 +268,39 @@ describe('every generated ebuild of the shipped stack', function () {
     const miopen = model.byAtom.get('sci-libs/miopen')!;
     const rocblas = miopen.spec.deps!.find((d) => d.atom === 'sci-libs/rocBLAS')!;
     assert.equal(rocblas.gpu, true, 'MIOpen must depend on rocBLAS[${ROCM_USEDEP}]');
+  });
+
+  it('every release: the package set of every GPU target resolves as the generated ebuilds read, and every package is in one', async () => {
+    const { checkPackageSets } = await import('../../src/stack-check/package-set-check.js');
+    const { packageSet } = await import('../../src/stack-check/package-set.js');
+    const problems: string[] = [];
+    for (const model of all) problems.push(...(await checkPackageSets(model)).map((r) => `${model.release.version} ${r.category}/${r.package}: ${r.keyword}: ${r.message}`));
+    assert.deepEqual(problems, []);
+    // What an RDNA2 user of 6.3.3 gets: not the Instinct-only libraries, nor what needs them.
+    const rdna2 = packageSet(all.find((m) => m.release.version === '6.3.3')!, ['gfx1030']);
+    for (const atom of ['sci-libs/hipBLASLt', 'sci-libs/hipSPARSELt', 'sci-libs/hipTensor', 'dev-util/rocm-validation-suite', 'dev-libs/hipother']) {
+      assert.ok(rdna2.excluded.some((e) => e.atom === atom), atom);
+    }
+    assert.ok(rdna2.atoms.includes('sci-libs/miopen') && rdna2.atoms.includes('dev-util/hip'));
+  });
+
+  it('the package-set check reads the ebuilds: a member pulling in a package outside the set, and a package no target can use, are errors', async () => {
+    const { checkPackageSets } = await import('../../src/stack-check/package-set-check.js');
+    const model = all.find((m) => m.release.version === '6.3.3')!;
+    const miopen = model.byAtom.get('sci-libs/miopen')!;
+    const text = renderEbuild(miopen, model, { year: 2026 }).replace('RDEPEND="\n', 'RDEPEND="\n\tsci-libs/hipBLASLt:${SLOT}\n');
+    const found = await checkPackageSets(model, new Map([[miopen.atom, text]]));
+    assert.ok(found.some((r) => r.package === 'miopen' && r.keyword === 'PackageSetUnresolvable' && /set for gfx1030, but needs sci-libs\/hipBLASLt/.test(r.message)));
+    // A library built for no target the release offers (its own list emptied).
+    const tensor = model.byAtom.get('sci-libs/hipTensor')!;
+    const saved = tensor.targets;
+    tensor.targets = [];
+    try {
+      const none = await checkPackageSets(model);
+      assert.ok(none.some((r) => r.package === 'hipTensor' && r.keyword === 'NoUsableTarget'));
+    } finally {
+      tensor.targets = saved;
+    }
   });
 
   it('composable-kernel honours the selected targets and turns on DL kernels only where needed', () => {

@@ -1,5 +1,6 @@
 import { profilePythonFlags, pythonCompat, pythonCompatUpdate, pythonRequiredUse } from '../python-compat.js';
 import type { Check, EbuildFacts } from '../types.js';
+import { USER_USE_EXPAND } from '../../model/use-flags.js';
 
 /** Flags matching these come from eclasses we cannot enumerate here (profiles set them). */
 const OPEN_ENDED = [/^python_targets_/, /^python_single_target_/, /^llvm_slot_/, /^llvm_targets_/];
@@ -29,6 +30,11 @@ export const useFlagCheck: Check = {
     { name: 'UnknownUseFlags', level: 'error', description: 'a USE flag is used that is not in IUSE' },
     { name: 'MissingTestRestrict', level: 'warning', description: 'IUSE has test but RESTRICT lacks !test? ( test )' },
     { name: 'RequiredUseDefaults', level: 'warning', description: 'the default USE flags do not satisfy REQUIRED_USE' },
+    {
+      name: 'UseExpandDefault',
+      level: 'warning',
+      description: 'IUSE gives a flag of a USE_EXPAND variable the user sets (VIDEO_CARDS, CPU_FLAGS_*, INPUT_DEVICES, L10N) a + default',
+    },
   ],
   run(f) {
     const out = [];
@@ -43,6 +49,17 @@ export const useFlagCheck: Check = {
       if (!['use', 'usex', 'usev', 'use_enable', 'use_with', 'in_iuse'].includes(c.name)) continue;
       const arg = c.node.namedChildren.find((n) => n && n.type !== 'command_name');
       if (arg && /^!?[a-z0-9][a-z0-9+_@-]*$/.test(arg.text)) report(arg.text.replace(/^!/, ''), c.line, c.name);
+    }
+
+    const ownIuse = f.globalMap.get('IUSE');
+    for (const w of ownIuse?.value.split(/\s+/) ?? []) {
+      const prefix = Object.keys(USER_USE_EXPAND).find((p) => w.startsWith(`+${p}`));
+      if (!prefix) continue;
+      out.push({
+        keyword: 'UseExpandDefault',
+        message: `IUSE enables ${w.slice(1)} by default: ${USER_USE_EXPAND[prefix]} is the user's (make.conf) and the profile's; drop the + and let REQUIRED_USE say what is needed`,
+        line: ownIuse!.line,
+      });
     }
 
     if (f.iuse.has('test') && !f.commands.some((c) => c.name === 'distutils_enable_tests')) {
@@ -61,7 +78,11 @@ export const useFlagCheck: Check = {
       const expanded = required.value
         .replace(/\$\{ROCM_REQUIRED_USE\}/g, f.input.rocmRequiredUse ?? '')
         .replace(/\$\{PYTHON_REQUIRED_USE\}/g, python);
-      const enabled = new Set([...f.iuseDefaults, ...(f.input.python ? profilePythonFlags(f.input.python.default) : [])]);
+      const enabled = new Set([
+        ...f.iuseDefaults,
+        ...(f.input.python ? profilePythonFlags(f.input.python.default) : []),
+        ...[...(f.input.profileFlags ?? [])].filter((flag) => f.iuse.has(flag)),
+      ]);
       const problem = evaluateRequiredUse(expanded, enabled);
       if (problem) {
         out.push({ keyword: 'RequiredUseDefaults', message: `default USE flags fail REQUIRED_USE: ${problem}`, line: required.line });
