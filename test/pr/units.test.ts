@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { applyBugTrailers, parseBugRef } from '../../src/git/messages.js';
 import { ebuildVars, rdependText } from '../../src/ebuild/vars.js';
-import { printable } from '../../src/pr/format.js';
+import { printable } from '../../src/util/printable.js';
 import { parseMessage } from '../../src/pr/message-check.js';
 import { ebuildOf, packageOf } from '../../src/pr/overlay-paths.js';
 import { parseJsonReporter } from '../../src/pr/pkgcheck.js';
