@@ -3,11 +3,12 @@ import { Args, Flags } from '#oclif';
 import { BaseCommand } from '../cli/base-command.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { loadManifestOrFail, manifestFlag, stackFor } from '../cli/stack.js';
-import { ENGINES, type EngineName } from '../container/command.js';
+import { DEFAULT_IMAGE, ENGINES, type EngineName } from '../container/command.js';
 import { TEST_TIERS, type TestTier } from '../container/plan.js';
 import { describeCounts, EVIDENCE_MEANING, releaseEvidence } from '../model/evidence.js';
 import { TestProgress } from '../container/progress.js';
-import { DEFAULT_IMAGE, DEFAULT_TIMEOUT, DEFAULT_TREE, defaultJobs, exitCodeOf, parseDuration, runTests, type TestRunResult } from '../container/run.js';
+import { dryRunText } from '../container/dry-run.js';
+import { DEFAULT_TIMEOUT, DEFAULT_TREE, defaultJobs, exitCodeOf, parseDuration, runTests, type TestRunResult } from '../container/run.js';
 import { isGpuRequest } from '../container/select.js';
 import { UserError } from '../cli/errors.js';
 
@@ -46,7 +47,7 @@ same report directory), 6 an atom failed or a container could not proceed, 130 i
   };
 
   static override flags = {
-    overlay: Flags.string({ char: 'o', description: 'the overlay holding the release (a git repository)', required: true, helpValue: 'DIR' }),
+    overlay: Flags.string({ char: 'o', description: 'the overlay holding the release (a Portage repository; it need not be a git repository)', required: true, helpValue: 'DIR' }),
     version: Flags.string({ char: 'v', description: 'ROCm release', required: true, helpValue: 'X.Y.Z' }),
     manifest: manifestFlag,
     gpu: Flags.string({
@@ -70,7 +71,10 @@ same report directory), 6 an atom failed or a container could not proceed, 130 i
     timeout: Flags.string({ description: 'time each atom under test may take, e.g. 90m or 6h; 0 for none (default 6h)', helpValue: 'DURATION' }),
     'report-dir': Flags.string({ description: 'where the reports go, one subdirectory per GPU', default: 'rocm-ebuild-reports', helpValue: 'DIR' }),
     keep: Flags.boolean({ description: 'leave each container in place after it ends, for debugging' }),
-    'dry-run': Flags.boolean({ char: 'n', description: 'print every engine command line, one per line, and run nothing (works without an engine)' }),
+    'dry-run': Flags.boolean({
+      char: 'n',
+      description: 'print the files each container would get (make.conf, package.use, package.env, …, the script) as comments, then its engine command line; run nothing (needs no engine and no ::gentoo tree)',
+    }),
   };
 
   async run(): Promise<TestRunResult> {
@@ -142,7 +146,7 @@ same report directory), 6 an atom failed or a container could not proceed, 130 i
       // oclif prints what run() returns; an exit code other than 0 ends run() first.
       if (code !== ExitCode.ok) this.logJson(result);
     } else if (result.dryRun) {
-      for (const line of result.commands) process.stdout.write(`${line}\n`);
+      process.stdout.write(dryRunText(result));
     } else {
       for (const r of result.reports) {
         const failed = r.atoms.filter((a) => a.tested && a.result !== 'passed');

@@ -12,11 +12,10 @@ import { readGtestReports } from './gtest.js';
 import { junitXml } from './junit.js';
 import { REPORT_FILES } from './layout.js';
 import { markdownReport, markdownSummary } from './markdown.js';
-import { portageFiles } from './portage.js';
 import { buildReport, reportFileName, reportProblems, type TestReport } from './report.js';
 import { parsePhases, parseStatus } from './records.js';
-import { containerScript } from './script.js';
 import type { PlannedContainer, PreparedRun, TestOptions, TestRunResult } from './run.js';
+import { setupFiles } from './script.js';
 
 /*
  * The part of `rocm-ebuild test` that runs: containers started and followed,
@@ -77,7 +76,7 @@ async function clearResults(dir: string): Promise<void> {
 async function writeSetup(c: PlannedContainer): Promise<void> {
   const dir = path.join(c.reportDir, 'setup');
   await mkdir(path.join(dir, 'env'), { recursive: true });
-  const files = { ...portageFiles(c.job), 'run.sh': containerScript(c.job) };
+  const files = setupFiles(c.job);
   for (const [rel, text] of Object.entries(files)) {
     const file = path.join(dir, rel);
     await mkdir(path.dirname(file), { recursive: true });

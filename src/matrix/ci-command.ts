@@ -1,4 +1,4 @@
-import { shellLine } from '../container/command.js';
+import { shellLine } from '../util/argv.js';
 import type { EmitOptions } from './emit.js';
 
 /** The emitter options every `ci` command shares: how jobs call rocm-ebuild, and how to regenerate the file. */

@@ -1,5 +1,5 @@
 import { Document, stringify } from 'yaml';
-import { shellWord } from '../container/script.js';
+import { shellWord } from '../util/argv.js';
 import type { DeviceTable } from '../gpu/devices.js';
 import { deviceIdsOf } from '../gpu/devices.js';
 import type { Matrix, MatrixJob } from './plan.js';

@@ -3,7 +3,8 @@ import { BaseCommand } from '../../cli/base-command.js';
 import { createProgress } from '../../cli/progress.js';
 import { loadManifestOrFail } from '../../cli/stack.js';
 import { resultLine } from '../../pr/format.js';
-import { runPush, shellQuote, type PushResult } from '../../pr/push.js';
+import { runPush, type PushResult } from '../../pr/push.js';
+import { shellLine } from '../../util/argv.js';
 import { TEMPLATE_NAMES, type TemplateName } from '../../pr/templates.js';
 import { rangeFlags } from './check.js';
 
@@ -69,8 +70,8 @@ invalid branch name, empty range), 4 not a git repository, 5 git push or gh fail
       const gh = result.commands[1];
       if (result.dryRun) {
         this.log(`# ${prepared.report.range.label}: ${prepared.report.range.commits} commits; these commands would run in ${prepared.ctx.dir}:`);
-        this.log(shellQuote(result.commands[0]!));
-        if (gh) this.log(`${shellQuote(gh)}  # the text below on standard input`);
+        this.log(shellLine(result.commands[0]!));
+        if (gh) this.log(`${shellLine(gh)}  # the text below on standard input`);
       } else {
         this.log(`pushed ${result.branch} to ${result.remote}`);
         if (result.url) this.log(`pull request: ${result.url}`);
