@@ -29,15 +29,21 @@ the generated Portage configuration (setup/). <report-dir>/report.md sums up all
 Ctrl-C (or SIGTERM) stops the running container, writes the partial report and removes the container (unless
 --keep); if rocm-ebuild itself is killed, the container notices and stops.
 
-Exit codes: 0 every atom passed, 2 invalid input before any container started (no container engine, image not
-present and cannot be pulled, no AMD GPU, a requested GPU or gfx not present, a gfx outside the release's target
-policy, no ::gentoo tree), 4 the overlay was refused (not a Portage repository, an invalid repo_name, ebuilds missing, another run writes the
+--image must be an image reference (default docker.io/gentoo/stage3:amd64-openrc, fully qualified: podman
+resolves no short name by default); it reaches the engine after \`--\`, never as one of its options. --dry-run
+runs nothing, needs neither an engine nor a ::gentoo tree, and prints for each container the files it would get
+(make.conf, package.use, package.accept_keywords, package.env and its env files, bashrc, sandbox.conf, the
+script) as comments above its engine command line.
+
+Exit codes: 0 every atom passed, 2 invalid input before any container started (no container engine, an --image
+that is not an image reference, image not present and cannot be pulled, no AMD GPU, a requested GPU or gfx not
+present, a gfx outside the release's target policy, no ::gentoo tree), 4 the overlay was refused (not a Portage repository, an invalid repo_name, ebuilds missing, another run writes the
 same report directory), 6 an atom failed or a container could not proceed, 130 interrupted.`;
 
   static override examples = [
     { description: 'Test every package of ROCm 6.2.2 on each kind of GPU this host has', command: '<%= config.bin %> <%= command.id %> --overlay ~/rocm-overlay --version 6.2.2' },
     { description: "rocBLAS and hipBLAS with the smoke tier on the gfx1100 only", command: '<%= config.bin %> <%= command.id %> rocBLAS hipBLAS --overlay ~/rocm-overlay --version 6.2.2 --gpu gfx1100 --tests smoke' },
-    { description: 'Print the engine command lines, run nothing', command: '<%= config.bin %> <%= command.id %> --overlay ~/rocm-overlay --version 6.2.2 --gpu all --dry-run' },
+    { description: "Show each container's Portage files and engine command line, run nothing", command: '<%= config.bin %> <%= command.id %> --overlay ~/rocm-overlay --version 6.2.2 --gpu all --dry-run' },
     { description: 'Keep the container of a failing build for a look inside', command: '<%= config.bin %> <%= command.id %> sci-libs/rocFFT --overlay ~/rocm-overlay --version 6.2.2 --keep' },
   ];
 
@@ -62,7 +68,7 @@ same report directory), 6 an atom failed or a container could not proceed, 130 i
       description: 'container engine (default: whichever is installed, podman first); none: run Portage right here, for CI jobs already in a Gentoo container with the GPU',
       options: [...ENGINES, 'none'],
     }),
-    image: Flags.string({ description: 'Gentoo stage3 image', default: DEFAULT_IMAGE, helpValue: 'IMAGE' }),
+    image: Flags.string({ description: 'the Gentoo stage3 image, an image reference', default: DEFAULT_IMAGE, helpValue: 'IMAGE' }),
     tree: Flags.string({ description: 'the ::gentoo checkout to mount', default: DEFAULT_TREE, helpValue: 'DIR' }),
     distdir: Flags.string({ description: "distfiles, mounted in the container (default: $DISTDIR, else Portage's DISTDIR (portageq, or make.conf), else ~/.cache/rocm-ebuild/distfiles: the one bump uses)", helpValue: 'DIR' }),
     pkgdir: Flags.string({ description: 'binary packages shared by every container and run (default: ~/.cache/rocm-ebuild/binpkgs)', helpValue: 'DIR' }),

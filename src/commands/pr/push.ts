@@ -19,8 +19,13 @@ repository of origin, branch master); --repo and --base override them.
 
 --dry-run prints the exact commands and the text, and runs nothing.
 
-Exit codes: 0 pushed (and opened), 6 pr check found errors (nothing pushed), 2 invalid input (unknown remote,
-invalid branch name, empty range), 4 not a git repository, 5 git push or gh failed.`;
+The remote (from --remote or branch.<name>.pushRemote) must be a configured remote whose name git accepts;
+--branch and --base must be valid branch names. Remote and refspec reach git after \`--\`, and gh gets each value
+joined to its flag, so no value can become an option. git push runs your own hooks and your remote's configured
+receive-pack, as any push of yours does.
+
+Exit codes: 0 pushed (and opened), 6 pr check found errors (nothing pushed), 2 invalid input (unknown or invalid
+remote, invalid branch name, empty range), 4 not a git repository, 5 git push or gh failed.`;
 
   static override examples = [
     { description: 'Push the current branch to your fork and open the pull request', command: '<%= config.bin %> pr push --overlay ~/gentoo --remote fork' },
