@@ -52,7 +52,8 @@ export interface PushResult {
 
 /** Tokens and passwords in URLs git or gh print are not echoed. */
 function redactText(text: string): string {
-  return text.replace(/[a-z][a-z0-9+.-]*:\/\/[^\s'"]+/gi, (u) => redactUrl(u));
+  // What git and gh print may quote the remote's own messages ("remote: …"): shown, never acted on.
+  return printable(text).replace(/[a-z][a-z0-9+.-]*:\/\/[^\s'"]+/gi, (u) => redactUrl(u));
 }
 
 async function configValue(dir: string, key: string): Promise<string | undefined> {

@@ -144,6 +144,18 @@ describe('pr push', function () {
     assert.match(badBase.stderr, /--base "--web" is not a valid branch name/);
   });
 
+  it("a remote's refusal is shown as text: escape sequences from its messages do not reach the terminal", async () => {
+    const dir = await workClone(f, 'push-hostile-server');
+    const server = path.join(f.work, 'hostile-server.git');
+    await git(f.work, ['init', '-q', '--bare', server], f.home);
+    await writeFile(path.join(server, 'hooks', 'pre-receive'), "#!/bin/sh\nprintf 'denied \\033]0;pwned\\007\\033[2J\\n' >&2\nexit 1\n", { mode: 0o755 });
+    await git(dir, ['remote', 'add', 'hostile', server], f.home);
+    const r = await prCli(f, ['push', '--overlay', dir, '--remote', 'hostile', '--range', 'HEAD~1', '--force'], { env: withGh() });
+    assert.equal(r.code, 5, r.stderr);
+    assert.match(r.stderr, /denied \\x1b\]0;pwned\\x07\\x1b\[2J/);
+    assert.doesNotMatch(r.stderr, /[\x07\x1b]/);
+  });
+
   it('reports a failed push (exit 5) without the credentials of the remote URL', async () => {
     const dir = await workClone(f, 'push-fails');
     // Nothing listens on port 1: the push fails at once, as a cut connection would.
