@@ -41,7 +41,7 @@ import { requirePackageNames } from '../model/package-names.js';
 import { readRecord, RECORD_REF, recordTip } from '../git/generated-record.js';
 import { packageCommits } from './package-commits.js';
 import { ebuildPath, reconcile, recordPaths, type PackageWork, type Refusal } from './reconcile.js';
-import { checkOverlayPath, unwritableDirs } from '../overlay/paths.js';
+import { checkOverlayPath, refuseLinksOut, unwritableDirs } from '../overlay/paths.js';
 import { isScanned, scannedPathspecs, scanOverlay, type OverlayState } from '../overlay/scan.js';
 import {
   formatMaintainer,
@@ -365,6 +365,8 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
   // The plan is made from this commit (the worktree is clean, so it holds the same files);
   // the branch moves only if it still points here.
   const planned = isRepo ? await repo.head() : undefined;
+  // What the scan reads and the commits write must be the overlay's own files, not a link's target.
+  if (isRepo) await refuseLinksOut(dir, ['eclass/rocm.eclass', 'profiles/repo_name', 'profiles/desc/amdgpu_targets.desc', 'metadata/layout.conf', SETTINGS_FILE, ...ctx.atoms.map((a) => `${a}/Manifest`)]);
   const state = await scanOverlay(dir, ctx.atoms);
   checkLayout(state);
   // ::gentoo itself: nothing of rocm-ebuild's own goes into it, its files are extended, never rewritten.

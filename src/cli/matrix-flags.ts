@@ -20,3 +20,16 @@ export const runnerFlags = {
 };
 
 export const matrixFlags = { ...planFlags, ...runnerFlags };
+
+/** Flags of `ci github|gitlab|k8s`: where the file goes, and where its jobs get rocm-ebuild. */
+export const ciFlags = {
+  output: Flags.string({ char: 'o', description: 'file to write (default: print to standard output)', helpValue: 'FILE' }),
+  'tool-git': Flags.string({
+    description: 'the jobs install rocm-ebuild from this git repository, at --tool-commit (no default: this, --tool-tarball or --tool is needed)',
+    helpValue: 'URL',
+  }),
+  'tool-commit': Flags.string({ description: 'the full commit id of rocm-ebuild in --tool-git the jobs check out (no default: a branch or tag can move)', helpValue: 'COMMIT' }),
+  'tool-tarball': Flags.string({ description: 'instead of --tool-git: an https source archive of rocm-ebuild the jobs install, checked against --tool-sha256', helpValue: 'URL' }),
+  'tool-sha256': Flags.string({ description: 'the SHA-256 the archive of --tool-tarball must have (no default)', helpValue: 'SHA256' }),
+  tool: Flags.string({ description: 'how jobs run rocm-ebuild, as a shell command you vouch for (instead of a pinned source)', helpValue: 'COMMAND' }),
+};

@@ -3,6 +3,7 @@ import { isVersion } from '../model/version.js';
 import { createProgress as createDistfileProgress, mirrorsFromEnv, resolveDistdir } from '../distfiles/index.js';
 import { GITHUB } from '../upstream/locations.js';
 import { upstreamCacheDir, TreeProvider } from '../upstream/sources.js';
+import { Deadline } from '../util/deadline.js';
 import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
 
@@ -13,7 +14,19 @@ export const baseUrlFlag = Flags.string({
   helpValue: 'URL',
 });
 
-export const timeoutFlag = Flags.integer({ description: 'seconds one git ls-remote or fetch may take (default 120)', min: 1, helpValue: 'SECONDS' });
+export const timeoutFlag = Flags.integer({
+  description: 'seconds the whole command may spend waiting on remotes (git and downloads together); what is not read by then is reported as not answered (default: no bound; a single git call is stopped after 120 s)',
+  min: 1,
+  helpValue: 'SECONDS',
+});
+
+/** What one git ls-remote or fetch may take when nothing bounds the whole. */
+const PER_CALL_MS = 120_000;
+
+/** The bound of a whole upstream command: --timeout seconds from now, or none (each call still stopped after 120 s). */
+export function deadlineOf(seconds: number | undefined): Deadline {
+  return new Deadline(seconds, PER_CALL_MS);
+}
 
 export const treeFlags = {
   'base-url': baseUrlFlag,
@@ -36,21 +49,30 @@ export function requireVersion(v: string, what: string): string {
   return v;
 }
 
-export function timeoutMs(seconds: number | undefined): number {
-  return (seconds ?? 120) * 1000;
-}
-
-/** Where trees come from: git (with --base-url) or the release tarballs through the distfiles engine. */
-export function treeProvider(flags: { 'base-url'?: string; distdir?: string; offline: boolean; mirror?: string[]; jobs?: number; timeout?: number }, quiet: boolean): TreeProvider {
+/**
+ * Where trees come from: git (with --base-url) or the release tarballs through
+ * the distfiles engine. `timeout` is the upstream commands' --timeout, a
+ * bound on the whole command; bump's --timeout means something else (the
+ * idle time of one download attempt) and is passed as `attemptTimeout`.
+ */
+export function treeProvider(
+  flags: { 'base-url'?: string; distdir?: string; offline: boolean; mirror?: string[]; jobs?: number },
+  quiet: boolean,
+  bounds: { deadline: Deadline; attemptTimeoutMs?: number },
+): TreeProvider {
   const cacheDir = upstreamCacheDir();
-  if (flags['base-url']) return new TreeProvider({ kind: 'git', baseUrl: flags['base-url'], cacheDir, timeoutMs: timeoutMs(flags.timeout) });
+  if (flags['base-url']) return new TreeProvider({ kind: 'git', baseUrl: flags['base-url'], cacheDir, deadline: bounds.deadline });
+  // An attempt never outlasts the whole.
+  const whole = bounds.deadline.seconds === undefined ? undefined : bounds.deadline.seconds * 1000;
+  const attempt = bounds.attemptTimeoutMs !== undefined && whole !== undefined ? Math.min(bounds.attemptTimeoutMs, whole) : (bounds.attemptTimeoutMs ?? whole);
   return new TreeProvider({
     kind: 'archive',
     distdir: resolveDistdir(flags.distdir),
     offline: flags.offline,
     mirrors: [...(flags.mirror ?? []), ...mirrorsFromEnv()],
     ...(flags.jobs !== undefined ? { jobs: flags.jobs } : {}),
-    ...(flags.timeout !== undefined ? { timeoutMs: flags.timeout * 1000 } : {}),
+    ...(attempt !== undefined ? { timeoutMs: attempt } : {}),
+    deadline: bounds.deadline,
     progress: createDistfileProgress({ quiet }),
     cacheDir,
   });

@@ -10,7 +10,7 @@ import { checkOverlayPath } from '../overlay/paths.js';
 import { createProgress as createDistfileProgress } from '../distfiles/index.js';
 import { distfileSettings } from '../portage/distfile-settings.js';
 import { useColor } from '../cli/progress.js';
-import { baseUrlFlag, GITHUB, timeoutMs, treeProvider } from '../cli/upstream-flags.js';
+import { baseUrlFlag, deadlineOf, GITHUB, treeProvider } from '../cli/upstream-flags.js';
 import { upstreamCacheDir } from '../upstream/sources.js';
 
 export default class Bump extends BaseCommand {
@@ -149,8 +149,8 @@ export default class Bump extends BaseCommand {
         from: flags['derive-from'],
         baseUrl: flags['base-url'] ?? GITHUB,
         cacheDir: upstreamCacheDir(),
-        timeoutMs: timeoutMs(undefined),
-        provider: treeProvider(flags, json),
+        deadline: deadlineOf(undefined),
+        provider: treeProvider(flags, json, { deadline: deadlineOf(undefined), ...(flags.timeout !== undefined ? { attemptTimeoutMs: flags.timeout * 1000 } : {}) }),
         dryRun: flags['dry-run'],
         jobs: flags.jobs ?? 2,
         progress: createProgress({ quiet: json }),

@@ -3,11 +3,12 @@ import { Args, Flags } from '#oclif';
 import { BaseCommand } from '../cli/base-command.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { loadManifestOrFail, manifestFlag, stackFor } from '../cli/stack.js';
-import { ENGINES, type EngineName } from '../container/command.js';
+import { DEFAULT_IMAGE, ENGINES, type EngineName } from '../container/command.js';
 import { TEST_TIERS, type TestTier } from '../container/plan.js';
 import { describeCounts, EVIDENCE_MEANING, releaseEvidence } from '../model/evidence.js';
 import { TestProgress } from '../container/progress.js';
-import { DEFAULT_IMAGE, DEFAULT_TIMEOUT, DEFAULT_TREE, defaultJobs, exitCodeOf, parseDuration, runTests, type TestRunResult } from '../container/run.js';
+import { dryRunText } from '../container/dry-run.js';
+import { DEFAULT_TIMEOUT, DEFAULT_TREE, defaultJobs, exitCodeOf, parseDuration, runTests, type TestRunResult } from '../container/run.js';
 import { isGpuRequest } from '../container/select.js';
 import { UserError } from '../cli/errors.js';
 
@@ -28,15 +29,21 @@ the generated Portage configuration (setup/). <report-dir>/report.md sums up all
 Ctrl-C (or SIGTERM) stops the running container, writes the partial report and removes the container (unless
 --keep); if rocm-ebuild itself is killed, the container notices and stops.
 
-Exit codes: 0 every atom passed, 2 invalid input before any container started (no container engine, image not
-present and cannot be pulled, no AMD GPU, a requested GPU or gfx not present, a gfx outside the release's target
-policy, no ::gentoo tree), 4 the overlay was refused (not a Portage repository, an invalid repo_name, ebuilds missing, another run writes the
+--image must be an image reference (default docker.io/gentoo/stage3:amd64-openrc, fully qualified: podman
+resolves no short name by default); it reaches the engine after \`--\`, never as one of its options. --dry-run
+runs nothing, needs neither an engine nor a ::gentoo tree, and prints for each container the files it would get
+(make.conf, package.use, package.accept_keywords, package.env and its env files, bashrc, sandbox.conf, the
+script) as comments above its engine command line.
+
+Exit codes: 0 every atom passed, 2 invalid input before any container started (no container engine, an --image
+that is not an image reference, image not present and cannot be pulled, no AMD GPU, a requested GPU or gfx not
+present, a gfx outside the release's target policy, no ::gentoo tree), 4 the overlay was refused (not a Portage repository, an invalid repo_name, ebuilds missing, another run writes the
 same report directory), 6 an atom failed or a container could not proceed, 130 interrupted.`;
 
   static override examples = [
     { description: 'Test every package of ROCm 6.2.2 on each kind of GPU this host has', command: '<%= config.bin %> <%= command.id %> --overlay ~/rocm-overlay --version 6.2.2' },
     { description: "rocBLAS and hipBLAS with the smoke tier on the gfx1100 only", command: '<%= config.bin %> <%= command.id %> rocBLAS hipBLAS --overlay ~/rocm-overlay --version 6.2.2 --gpu gfx1100 --tests smoke' },
-    { description: 'Print the engine command lines, run nothing', command: '<%= config.bin %> <%= command.id %> --overlay ~/rocm-overlay --version 6.2.2 --gpu all --dry-run' },
+    { description: "Show each container's Portage files and engine command line, run nothing", command: '<%= config.bin %> <%= command.id %> --overlay ~/rocm-overlay --version 6.2.2 --gpu all --dry-run' },
     { description: 'Keep the container of a failing build for a look inside', command: '<%= config.bin %> <%= command.id %> sci-libs/rocFFT --overlay ~/rocm-overlay --version 6.2.2 --keep' },
   ];
 
@@ -46,7 +53,7 @@ same report directory), 6 an atom failed or a container could not proceed, 130 i
   };
 
   static override flags = {
-    overlay: Flags.string({ char: 'o', description: 'the overlay holding the release (a git repository)', required: true, helpValue: 'DIR' }),
+    overlay: Flags.string({ char: 'o', description: 'the overlay holding the release (a Portage repository; it need not be a git repository)', required: true, helpValue: 'DIR' }),
     version: Flags.string({ char: 'v', description: 'ROCm release', required: true, helpValue: 'X.Y.Z' }),
     manifest: manifestFlag,
     gpu: Flags.string({
@@ -61,7 +68,7 @@ same report directory), 6 an atom failed or a container could not proceed, 130 i
       description: 'container engine (default: whichever is installed, podman first); none: run Portage right here, for CI jobs already in a Gentoo container with the GPU',
       options: [...ENGINES, 'none'],
     }),
-    image: Flags.string({ description: 'Gentoo stage3 image', default: DEFAULT_IMAGE, helpValue: 'IMAGE' }),
+    image: Flags.string({ description: 'the Gentoo stage3 image, an image reference', default: DEFAULT_IMAGE, helpValue: 'IMAGE' }),
     tree: Flags.string({ description: 'the ::gentoo checkout to mount', default: DEFAULT_TREE, helpValue: 'DIR' }),
     distdir: Flags.string({ description: "distfiles, mounted in the container (default: $DISTDIR, else Portage's DISTDIR (portageq, or make.conf), else ~/.cache/rocm-ebuild/distfiles: the one bump uses)", helpValue: 'DIR' }),
     pkgdir: Flags.string({ description: 'binary packages shared by every container and run (default: ~/.cache/rocm-ebuild/binpkgs)', helpValue: 'DIR' }),
@@ -70,7 +77,10 @@ same report directory), 6 an atom failed or a container could not proceed, 130 i
     timeout: Flags.string({ description: 'time each atom under test may take, e.g. 90m or 6h; 0 for none (default 6h)', helpValue: 'DURATION' }),
     'report-dir': Flags.string({ description: 'where the reports go, one subdirectory per GPU', default: 'rocm-ebuild-reports', helpValue: 'DIR' }),
     keep: Flags.boolean({ description: 'leave each container in place after it ends, for debugging' }),
-    'dry-run': Flags.boolean({ char: 'n', description: 'print every engine command line, one per line, and run nothing (works without an engine)' }),
+    'dry-run': Flags.boolean({
+      char: 'n',
+      description: 'print the files each container would get (make.conf, package.use, package.env, …, the script) as comments, then its engine command line; run nothing (needs no engine and no ::gentoo tree)',
+    }),
   };
 
   async run(): Promise<TestRunResult> {
@@ -142,7 +152,7 @@ same report directory), 6 an atom failed or a container could not proceed, 130 i
       // oclif prints what run() returns; an exit code other than 0 ends run() first.
       if (code !== ExitCode.ok) this.logJson(result);
     } else if (result.dryRun) {
-      for (const line of result.commands) process.stdout.write(`${line}\n`);
+      process.stdout.write(dryRunText(result));
     } else {
       for (const r of result.reports) {
         const failed = r.atoms.filter((a) => a.tested && a.result !== 'passed');

@@ -1,3 +1,13 @@
+import { commandLine, type Option } from '../util/argv.js';
+import { IMAGE_REFERENCE_FORMAT, isImageReference } from '../util/names.js';
+
+/**
+ * The stage3 image `test`, `matrix` and `ci` use unless told otherwise, fully
+ * qualified: podman without unqualified-search registries resolves no short
+ * name, and a short name resolves differently from one host to the next.
+ */
+export const DEFAULT_IMAGE = 'docker.io/gentoo/stage3:amd64-openrc';
+
 /** The container engines `rocm-ebuild test` drives. */
 export type EngineName = 'podman' | 'docker';
 export const ENGINES: readonly EngineName[] = ['podman', 'docker'];
@@ -37,45 +47,49 @@ function checkPath(p: string): void {
  * No --privileged and no device but the GPU's two nodes. stdin stays open
  * (-i): the script inside stops when it closes, so a killed rocm-ebuild
  * leaves nothing running. --pull=never: the image was checked (or pulled)
- * before, so nothing is fetched behind the user's back.
+ * before, so nothing is fetched behind the user's back. The image and the
+ * command come after `--`: whatever --image says, the engine reads it as an
+ * image, never as one of its options.
  */
 export function runCommand(spec: RunSpec): string[] {
-  const argv: string[] = [spec.engine, 'run', '--interactive', '--name', spec.name, '--pull=never'];
-  if (spec.remove) argv.push('--rm');
-  for (const [k, v] of Object.entries(spec.labels)) argv.push('--label', `${k}=${v}`);
+  requireImage(spec.image);
+  const options: Option[] = ['--interactive', ['--name', spec.name], ['--pull', 'never']];
+  if (spec.remove) options.push('--rm');
+  for (const [k, v] of Object.entries(spec.labels)) options.push(['--label', `${k}=${v}`]);
   for (const d of spec.devices) {
     checkPath(d.host);
-    argv.push('--device', d.host === d.container ? d.host : `${d.host}:${d.container}`);
+    options.push(['--device', d.host === d.container ? d.host : `${d.host}:${d.container}`]);
   }
-  if (spec.groups === 'keep-groups') argv.push('--group-add', 'keep-groups');
-  else for (const g of [...new Set(spec.groups)]) argv.push('--group-add', String(g));
-  if (spec.seccompUnconfined) argv.push('--security-opt', 'seccomp=unconfined');
+  if (spec.groups === 'keep-groups') options.push(['--group-add', 'keep-groups']);
+  else for (const g of [...new Set(spec.groups)]) options.push(['--group-add', String(g)]);
+  if (spec.seccompUnconfined) options.push(['--security-opt', 'seccomp=unconfined']);
   for (const m of spec.mounts) {
     checkPath(m.host);
-    argv.push('--volume', `${m.host}:${m.container}${m.readOnly ? ':ro' : ''}`);
+    options.push(['--volume', `${m.host}:${m.container}${m.readOnly ? ':ro' : ''}`]);
   }
-  argv.push(spec.image, ...spec.command);
-  return argv;
+  return commandLine([spec.engine, 'run'], options, [spec.image, ...spec.command]);
+}
+
+/** An image reference, or an error saying what one looks like (the caller makes it exit 2). */
+export function requireImage(image: string): void {
+  if (!isImageReference(image)) throw new Error(`--image ${JSON.stringify(image)} is not ${IMAGE_REFERENCE_FORMAT}`);
 }
 
 /** Stop a container: SIGTERM to its script, SIGKILL after `seconds`. */
 export function stopCommand(engine: EngineName, name: string, seconds: number): string[] {
-  return [engine, 'stop', '--time', String(seconds), name];
+  return commandLine([engine, 'stop'], [['--time', String(seconds)]], [name]);
 }
 
 export function removeCommand(engine: EngineName, name: string): string[] {
-  return [engine, 'rm', '--force', name];
+  return commandLine([engine, 'rm'], ['--force'], [name]);
 }
 
 export function imageExistsCommand(engine: EngineName, image: string): string[] {
-  return engine === 'podman' ? ['podman', 'image', 'exists', image] : ['docker', 'image', 'inspect', '--format', '{{.Id}}', image];
+  requireImage(image);
+  return engine === 'podman' ? commandLine(['podman', 'image', 'exists'], [], [image]) : commandLine(['docker', 'image', 'inspect'], [['--format', '{{.Id}}']], [image]);
 }
 
 export function pullCommand(engine: EngineName, image: string): string[] {
-  return [engine, 'pull', image];
-}
-
-/** One argv as a shell line, for --dry-run and messages: words quoted only where needed. */
-export function shellLine(argv: readonly string[]): string {
-  return argv.map((w) => (/^[A-Za-z0-9_./:=@%+,-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ');
+  requireImage(image);
+  return commandLine([engine, 'pull'], [], [image]);
 }

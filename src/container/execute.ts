@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { chmod, lstat, mkdir, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { readBounded } from '../util/bounded-read.js';
 import { writeFileAtomically } from '../util/atomic-write.js';
 import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
@@ -11,11 +12,10 @@ import { readGtestReports } from './gtest.js';
 import { junitXml } from './junit.js';
 import { REPORT_FILES } from './layout.js';
 import { markdownReport, markdownSummary } from './markdown.js';
-import { portageFiles } from './portage.js';
 import { buildReport, reportFileName, reportProblems, type TestReport } from './report.js';
 import { parsePhases, parseStatus } from './records.js';
-import { containerScript } from './script.js';
 import type { PlannedContainer, PreparedRun, TestOptions, TestRunResult } from './run.js';
+import { setupFiles } from './script.js';
 
 /*
  * The part of `rocm-ebuild test` that runs: containers started and followed,
@@ -23,6 +23,18 @@ import type { PlannedContainer, PreparedRun, TestOptions, TestRunResult } from '
  * before any container starts load none of it (about 15 modules, the XML
  * parser among them).
  */
+
+/**
+ * A file the container wrote into the report directory (status, phases): what
+ * ran in there as root could leave a FIFO or a huge file under the name, so it
+ * is read through the bounded reader; anything else reads as empty.
+ */
+async function reportText(file: string): Promise<string> {
+  const read = await readBounded(file, REPORT_FILE_MAX_BYTES);
+  return read.ok ? read.data.toString('utf8') : '';
+}
+
+const REPORT_FILE_MAX_BYTES = 64 * 1024 * 1024;
 
 /** A lock on one GPU's report directory: two runs writing one report would mix their results. */
 async function lockReportDir(dir: string): Promise<() => Promise<void>> {
@@ -64,7 +76,7 @@ async function clearResults(dir: string): Promise<void> {
 async function writeSetup(c: PlannedContainer): Promise<void> {
   const dir = path.join(c.reportDir, 'setup');
   await mkdir(path.join(dir, 'env'), { recursive: true });
-  const files = { ...portageFiles(c.job), 'run.sh': containerScript(c.job) };
+  const files = setupFiles(c.job);
   for (const [rel, text] of Object.entries(files)) {
     const file = path.join(dir, rel);
     await mkdir(path.dirname(file), { recursive: true });
@@ -150,7 +162,7 @@ async function runContainer(c: PlannedContainer, options: TestOptions, engine: E
   // Phases come from Portage's bashrc hook through the report directory.
   let phaseOffset = 0;
   const poll = setInterval(async () => {
-    const text = await readFile(phasesFile, 'utf8').catch(() => '');
+    const text = await reportText(phasesFile);
     if (text.length <= phaseOffset) return;
     const fresh = parsePhases(text.slice(phaseOffset));
     phaseOffset = text.length;
@@ -198,7 +210,7 @@ async function runContainer(c: PlannedContainer, options: TestOptions, engine: E
   }
 
   const ended = new Date();
-  const status = parseStatus(await readFile(path.join(c.reportDir, REPORT_FILES.status), 'utf8').catch(() => ''));
+  const status = parseStatus(await reportText(path.join(c.reportDir, REPORT_FILES.status)));
   const report = await buildReport(
     {
       tool: { name: 'rocm-ebuild', version: options.toolVersion },
@@ -231,7 +243,7 @@ async function runContainer(c: PlannedContainer, options: TestOptions, engine: E
     c.job.plan,
     {
       status,
-      phases: parsePhases(await readFile(phasesFile, 'utf8').catch(() => '')),
+      phases: parsePhases(await reportText(phasesFile)),
       console: await readFile(consoleFile, 'utf8').catch(() => ''),
       buildLogs: await listFiles(path.join(c.reportDir, REPORT_FILES.build), c.reportDir),
       gtest: await readGtestReports(path.join(c.reportDir, REPORT_FILES.gtest), c.reportDir),

@@ -1,7 +1,8 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { SaxesParser } from 'saxes';
 import { byCodePoint } from '../util/order.js';
+import { readBounded } from '../util/bounded-read.js';
 
 /** One test case of a googletest XML report (--gtest_output=xml / GTEST_OUTPUT). */
 export interface GtestCase {
@@ -99,6 +100,8 @@ export function parseGtestXml(xml: string, file: string): GtestReport | undefine
   return { file, suites };
 }
 
+const GTEST_XML_MAX_BYTES = 256 * 1024 * 1024;
+
 /** Every gtest XML report under `dir` (recursively), by relative path. */
 export async function readGtestReports(dir: string, relativeTo: string): Promise<GtestReport[]> {
   const out: GtestReport[] = [];
@@ -111,7 +114,10 @@ export async function readGtestReports(dir: string, relativeTo: string): Promise
   for (const e of entries) {
     if (!e.isFile() || !e.name.endsWith('.xml')) continue;
     const file = path.join(e.parentPath ?? (e as unknown as { path: string }).path, e.name);
-    const parsed = parseGtestXml(await readFile(file, 'utf8'), path.relative(relativeTo, file));
+    // Written by the test programs inside the container: a FIFO or an endless file there must not hang the report.
+    const read = await readBounded(file, GTEST_XML_MAX_BYTES);
+    if (!read.ok) continue;
+    const parsed = parseGtestXml(read.data.toString('utf8'), path.relative(relativeTo, file));
     if (parsed) out.push(parsed);
   }
   return out.sort((a, b) => byCodePoint(a.file, b.file));

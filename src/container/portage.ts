@@ -101,3 +101,15 @@ export function portageFiles(job: ContainerJob): Record<string, string> {
   files['sandbox.conf'] = `${h}SANDBOX_WRITE=${makeConfValue(`${paths.log}/`)}\n`;
   return files;
 }
+
+/** Where a file of the setup directory ends up in the container (what the script does with it), for --dry-run. */
+export function setupFileDestination(name: string): string {
+  if (name === 'run.sh') return 'the script the container runs';
+  if (name === 'make.conf') return 'appended to /etc/portage/make.conf';
+  if (name === 'bashrc') return 'appended to /etc/portage/bashrc';
+  if (name === 'sandbox.conf') return '/etc/sandbox.d/90rocm-ebuild';
+  if (name === 'conf/package.env') return '/etc/portage/package.env/rocm-ebuild, once the dependencies are built';
+  if (name.startsWith('conf/')) return `/etc/portage/${name.slice(5)}/rocm-ebuild`;
+  if (name.startsWith('env/')) return `/etc/portage/${name}`;
+  return name;
+}

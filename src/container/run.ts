@@ -10,17 +10,20 @@ import { readTopology, rootsFromEnv, usable, type Gpu, type Topology } from '../
 import type { StackModel } from '../model/resolve.js';
 import { scanOverlay } from '../overlay/scan.js';
 import { UserError } from '../util/errors.js';
+import { IMAGE_REFERENCE_FORMAT, isImageReference } from '../util/names.js';
+import { printable } from '../util/printable.js';
 import { ExitCode } from '../util/exit-codes.js';
-import { runCommand, shellLine, type EngineName, type RunSpec } from './command.js';
+import { runCommand, type EngineName, type RunSpec } from './command.js';
+import { shellLine } from '../util/argv.js';
 import { detectEngine, engineInfo, noEngineError, type EngineInfo } from './engine.js';
 import { containerPaths, IN_CONTAINER } from './layout.js';
 import { resolveAtoms, testPlan, type TestPlan, type TestTier } from './plan.js';
 import type { ContainerJob } from './portage.js';
+import { setupFiles } from './script.js';
 import type { TestReport } from './report.js';
 import { selectGpus } from './select.js';
 import type { TestProgress } from './progress.js';
 
-export const DEFAULT_IMAGE = 'gentoo/stage3:amd64-openrc';
 export const DEFAULT_TREE = '/var/db/repos/gentoo';
 /** Seconds each atom under test may take by default: a full rocBLAS build and test fits. */
 export const DEFAULT_TIMEOUT = 6 * 3600;
@@ -86,7 +89,15 @@ export interface TestRunResult {
   reportDir: string;
   /** The engine command lines (what --dry-run prints). */
   commands: string[];
-  containers: { label: string; name: string; gfx: string | null; gpu: number | null; reportDir: string }[];
+  containers: {
+    label: string;
+    name: string;
+    gfx: string | null;
+    gpu: number | null;
+    reportDir: string;
+    /** --dry-run: the files the container would get in its setup directory, by name. */
+    setup?: Record<string, string>;
+  }[];
   reports: TestReport[];
   /** Stopped by a signal (some GPUs may not have been tested). */
   interrupted: boolean;
@@ -154,6 +165,10 @@ async function checkTree(tree: string): Promise<void> {
 export async function prepareRun(options: TestOptions): Promise<PreparedRun> {
   const overlay = path.resolve(options.overlay);
   const inPlace = options.engine === 'none';
+  // The image reaches the engine's command line (image exists, pull, run): an image reference, or nothing runs.
+  if (!inPlace && !isImageReference(options.image)) {
+    throw new UserError(`--image ${printable(JSON.stringify(options.image))} is not ${IMAGE_REFERENCE_FORMAT}`, ExitCode.invalidInput);
+  }
   // Asking the engine its version is a process of 30-40 ms: started now, it
   // runs while the overlay, the tree and the GPUs are checked. Its answer (or
   // absence) is looked at only where it was before, so errors keep their order.
@@ -170,7 +185,10 @@ export async function prepareRun(options: TestOptions): Promise<PreparedRun> {
   });
   const repoName = await checkOverlay(overlay, plan);
   const tree = path.resolve(options.tree);
-  await checkTree(tree);
+  const treeNotes: string[] = [];
+  // A dry run mounts nothing: a missing tree is said, not refused, so the plan and files can be reviewed anywhere.
+  if (options.dryRun) await checkTree(tree).catch((err: unknown) => treeNotes.push(`${(err as Error).message.split(';')[0]}: a real run refuses it`));
+  else await checkTree(tree);
 
   const roots = rootsFromEnv(options.env);
   const noGpu = options.gpus.includes('none');
@@ -178,6 +196,7 @@ export async function prepareRun(options: TestOptions): Promise<PreparedRun> {
   const devices = await checkedDeviceTable(deviceTablePath(model.manifest.targetsFile)).catch(() => undefined);
   const topology = await readTopology(roots, devices);
   const { selected, notes } = noGpu ? { selected: [], notes: [] as string[] } : selectGpus(topology, options.gpus, model.release.policy, model.release.version);
+  notes.push(...treeNotes);
 
   let engine: EngineInfo;
   if (inPlace || !probe) {
@@ -293,7 +312,14 @@ export async function runTests(options: TestOptions): Promise<TestRunResult> {
     engine,
     reportDir: reportRoot,
     commands: containers.map((c) => shellLine(c.argv)),
-    containers: containers.map((c) => ({ label: c.label, name: c.name, gfx: c.job.gfx, gpu: c.gpu?.index ?? null, reportDir: c.reportDir })),
+    containers: containers.map((c) => ({
+      label: c.label,
+      name: c.name,
+      gfx: c.job.gfx,
+      gpu: c.gpu?.index ?? null,
+      reportDir: c.reportDir,
+      ...(options.dryRun ? { setup: setupFiles(c.job) } : {}),
+    })),
     reports: [],
     interrupted: false,
     notes,

@@ -1,10 +1,6 @@
 import { REPORT_FILES } from './layout.js';
-import { emergeAtom, type ContainerJob } from './portage.js';
-
-/** A word for sh, single-quoted unless it is plainly safe. */
-export function shellWord(word: string): string {
-  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
+import { emergeAtom, portageFiles, type ContainerJob } from './portage.js';
+import { shellWord } from '../util/argv.js';
 
 /** Exit statuses of the script (the host reads the status file; these are a summary). */
 export const SCRIPT_EXIT = { passed: 0, failed: 1, setup: 2, gpuAccess: 3, interrupted: 130 } as const;
@@ -199,4 +195,9 @@ export function containerScript(job: ContainerJob): string {
     '',
   );
   return lines.join('\n');
+}
+
+/** Everything a container gets in its setup directory: the Portage configuration and this script. */
+export function setupFiles(job: ContainerJob): Record<string, string> {
+  return { ...portageFiles(job), 'run.sh': containerScript(job) };
 }

@@ -22,14 +22,6 @@ export interface AttemptRequest {
   resumeFrom: number;
   /** Sent as If-Range so a server whose file changed answers with all of it instead of the rest. */
   validator?: string;
-  /**
-   * Re-fetch this many bytes before `resumeFrom` and compare them with the
-   * partial file: a server can change a file and keep its ETag, and without a
-   * Manifest entry nothing else would notice a file stitched from two versions.
-   */
-  overlap?: number;
-  /** The size the partial's earlier response gave for the whole file (from its meta file). */
-  knownTotal?: number;
   /** From the Manifest: a body that would make the file any other size is refused before or while it arrives. */
   expectedSize?: number;
   /** Without `expectedSize`: a body larger than this is refused before or while it arrives (--max-size). */
@@ -57,8 +49,6 @@ export type AttemptResult =
       bytes: number;
       /** The partial file is no use and must be discarded before the next attempt. */
       discardPartial?: boolean;
-      /** The server's file changed under the partial: start over at once (not a failure of the URL). */
-      changed?: boolean;
     };
 
 const CONTENT_RANGE = /^bytes (\d+)-(\d+)\/(\d+|\*)$/;
@@ -123,11 +113,9 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
   const capped = req.expectedSize === undefined ? req.maxSize : undefined;
   const capText = (limit: number) => `the ${formatBytes(limit)} cap on downloads the Manifest does not size yet (--max-size)`;
 
-  const overlap = req.resumeFrom > 0 ? Math.min(req.overlap ?? 0, req.resumeFrom) : 0;
-  const rangeStart = req.resumeFrom - overlap;
   const headers: { [name: string]: string } = {};
   if (req.resumeFrom > 0) {
-    headers.range = `bytes=${rangeStart}-`;
+    headers.range = `bytes=${req.resumeFrom}-`;
     if (req.validator) headers['if-range'] = req.validator;
   }
   let res: HttpResponse;
@@ -144,7 +132,7 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
   let total: number | undefined;
   if (res.statusCode === 206 && req.resumeFrom > 0) {
     const m = CONTENT_RANGE.exec(headerValue(res.headers, 'content-range') ?? '');
-    if (!m || Number(m[1]) !== rangeStart) {
+    if (!m || Number(m[1]) !== req.resumeFrom) {
       await res.body.dump();
       return fail(
         { kind: 'transient', outcome: `server sent a range other than the one asked for${via(res)}`, summary: 'wrong range', cause: 'content' },
@@ -153,18 +141,6 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
     }
     offset = req.resumeFrom;
     total = m[3] === '*' ? undefined : Number(m[3]);
-    if (total !== undefined && req.knownTotal !== undefined && total !== req.knownTotal) {
-      res.body.destroy();
-      return fail(
-        {
-          kind: 'transient',
-          outcome: `the file changed on the server since the partial download (now ${total} bytes, was ${req.knownTotal}); starting over${via(res)}`,
-          summary: 'the file changed on the server',
-          cause: 'content',
-        },
-        { bytes: 0, discardPartial: true, changed: true },
-      );
-    }
   } else if (res.statusCode === 200) {
     // No range support, or If-Range said the file changed: the whole file follows.
     offset = 0;
@@ -223,7 +199,6 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
     bytes += size;
   };
   let refused: { outcome: string; summary: string; cause: FailureCause } | undefined;
-  let changed: string | undefined;
   try {
     // O_NOFOLLOW: a distdir is often shared (group portage), and a symlink planted
     // under the partial's name must not make us write into the file it points to.
@@ -233,26 +208,7 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
       0o644,
     );
     if (offset > 0) await handle.truncate(offset);
-    // The bytes the overlap must reproduce, compared as they arrive and not written again.
-    let known = Buffer.alloc(0);
-    if (offset > 0 && overlap > 0) {
-      known = Buffer.alloc(overlap);
-      const { bytesRead } = await handle.read(known, 0, overlap, rangeStart);
-      if (bytesRead !== overlap) throw new Error(`partial file ${req.partial} shrank while being resumed`);
-    }
-    let compared = 0;
-    await res.body.pipeTo((whole) => {
-      let chunk = whole;
-      if (compared < known.length) {
-        const n = Math.min(known.length - compared, chunk.length);
-        if (!chunk.subarray(0, n).equals(known.subarray(compared, compared + n))) {
-          changed = `the file changed on the server since the partial download (the ${overlap} bytes before the resume point differ, the validator was kept); starting over${via(res)}`;
-          throw new BodyAbandoned(changed);
-        }
-        compared += n;
-        chunk = chunk.subarray(n);
-        if (chunk.length === 0) return;
-      }
+    await res.body.pipeTo((chunk) => {
       const size = bytes + pendingBytes + chunk.length;
       if (req.expectedSize !== undefined && size > req.expectedSize) {
         refused = { outcome: `sends more than the ${req.expectedSize} bytes the Manifest says${via(res)}`, summary: 'size differs from the Manifest', cause: 'content' };
@@ -268,9 +224,6 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
       if (pendingBytes >= WRITE_BATCH) flush();
     });
     flush();
-    if (compared < known.length) {
-      return fail({ kind: 'transient', outcome: `body ended after ${rangeStart + compared} of ${total ?? '?'} bytes, before the resume point${via(res)}`, summary: 'body cut short', cause: 'network' });
-    }
     if (total !== undefined && bytes !== total) {
       return fail({ kind: 'transient', outcome: `body ended after ${bytes} of ${total} bytes${via(res)}`, summary: 'body cut short', cause: 'network' });
     }
@@ -279,9 +232,6 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
   } catch (err) {
     res.body.destroy();
     if (refused !== undefined) return fail({ kind: 'wrong-url', ...refused }, { discardPartial: true });
-    if (changed !== undefined) {
-      return fail({ kind: 'transient', outcome: changed, summary: 'the file changed on the server', cause: 'content' }, { bytes: 0, discardPartial: true, changed: true });
-    }
     // What did arrive is worth keeping for the resume.
     try {
       flush();

@@ -32,14 +32,6 @@ export interface FetchContext {
 /** Mirrors are a shortcut, not the source of truth: one retry there, then on to the next URL. */
 const MIRROR_RETRIES = 1;
 
-/**
- * How much of a new distfile's partial data a resume fetches again and
- * compares. A re-generated archive differs all through (compression), so
- * 64 KiB just before the resume point catch it for the price of one extra
- * socket read.
- */
-export const RESUME_OVERLAP = 64 * 1024;
-
 interface Failure {
   kind: FailureKind | 'mismatch';
   url: string;
@@ -84,21 +76,20 @@ async function syncDirectory(dir: string): Promise<void> {
 }
 
 /**
- * How much of the partial file the next request may keep. Resuming is safe when
- * the Manifest will check the result anyway, or when the same URL gave a
- * validator that If-Range can hold the server to; otherwise a new distfile
- * (no Manifest entry yet) could be stitched from two different versions of it.
- * A validator is only the server's word, and servers keep ETags across changes
- * (a re-generated archive behind a cache): a new distfile's resume also
- * fetches the last RESUME_OVERLAP bytes again and compares them, and checks
- * the total size, before anything is appended.
+ * How much of the partial file the next request may keep. Only a distfile the
+ * Manifest describes is resumed: the Manifest's size and hashes check the
+ * result, whatever the server did in between. A new distfile (no Manifest
+ * entry yet) is fetched from its first byte every time: its Manifest line is
+ * made from these bytes, and a server can change a file and keep its ETag and
+ * length (a re-generated archive behind a cache), so no check short of the
+ * whole file tells a resumed download from one stitched of two versions.
  */
 async function resumePoint(
   partial: string,
   metaFile: string,
   url: string,
   expected: ManifestEntry | undefined,
-): Promise<{ from: number; validator?: string; overlap?: number; knownTotal?: number }> {
+): Promise<{ from: number; validator?: string }> {
   // Only a regular file of ours is resumed: a symlink (or anything else) under
   // the partial's name is removed, never followed (the distdir may be shared).
   const st = await fs.lstat(partial).catch(() => undefined);
@@ -110,18 +101,11 @@ async function resumePoint(
   if (size === 0) return { from: 0 };
   const meta = (await fs.lstat(metaFile).catch(() => undefined))?.isFile() ? await readMeta(metaFile) : undefined;
   const validator = meta && meta.url === url ? meta.validator : undefined;
-  if (expected) {
-    if (size > expected.size) {
-      await discard(partial, metaFile);
-      return { from: 0 };
-    }
-    return { from: size, ...(validator ? { validator } : {}) };
+  if (!expected || size > expected.size) {
+    await discard(partial, metaFile);
+    return { from: 0 };
   }
-  if (validator) {
-    return { from: size, validator, overlap: RESUME_OVERLAP, ...(meta?.size !== undefined ? { knownTotal: meta.size } : {}) };
-  }
-  await discard(partial, metaFile);
-  return { from: 0 };
+  return { from: size, ...(validator ? { validator } : {}) };
 }
 
 /** An mtime safely older than the racy window, so the hash cache can trust the entry it is about to get. */
@@ -240,7 +224,6 @@ export async function fetchDistfile(
     let failuresInARow = 0;
     let progressRetries = 0;
     let restartedAfterMismatch = false;
-    let restartedAfterChange = false;
     while (!ctx.signal?.aborted) {
       const resume = await resumePoint(partial, metaFile, candidate.url, expected);
       let result: AttemptResult;
@@ -254,8 +237,6 @@ export async function fetchDistfile(
           metaFile,
           resumeFrom: resume.from,
           ...(resume.validator ? { validator: resume.validator } : {}),
-          ...(resume.overlap ? { overlap: resume.overlap } : {}),
-          ...(resume.knownTotal !== undefined ? { knownTotal: resume.knownTotal } : {}),
           ...(expected ? { expectedSize: expected.size } : {}),
           ...(ctx.maxSize !== undefined ? { maxSize: ctx.maxSize } : {}),
           dispatcher: ctx.dispatcher,
@@ -296,12 +277,6 @@ export async function fetchDistfile(
       }
 
       if (result.discardPartial) await discard(partial, metaFile);
-      if (result.changed && !restartedAfterChange) {
-        // Not the URL's fault: the partial data was stale. One clean download from this URL.
-        restartedAfterChange = true;
-        note(result.url, result, 'transient', 0);
-        continue;
-      }
       if (result.kind === 'fatal') {
         note(result.url, result, 'fatal');
         break;
@@ -312,7 +287,7 @@ export async function fetchDistfile(
         break;
       }
       // Bytes only count as progress if the next attempt can build on them.
-      const resumable = expected !== undefined || (await readMeta(metaFile))?.url === candidate.url;
+      const resumable = expected !== undefined;
       const madeProgress = resumable && result.bytes > resume.from;
       if (madeProgress && progressRetries < MAX_PROGRESS_RETRIES) {
         progressRetries++;

@@ -2,6 +2,8 @@ import path from 'node:path';
 import { formatIssue, type ManifestIssue } from '../manifest/issues.js';
 import { SchemaValidator } from '../manifest/schema-validator.js';
 import { memoOnContent } from '../util/content-memo.js';
+import { UserError } from '../util/errors.js';
+import { ExitCode } from '../util/exit-codes.js';
 import { locate, readYamlSource } from '../manifest/yaml-source.js';
 
 /** One row of manifest/devices.yaml. */
@@ -18,9 +20,10 @@ export interface DeviceTable {
   byId: Map<string, DeviceInfo>;
 }
 
-export class DeviceTableError extends Error {
+/** devices.yaml is part of the manifest: its problems are the user's to fix, located (exit 2). */
+export class DeviceTableError extends UserError {
   constructor(readonly issues: ManifestIssue[]) {
-    super(`${issues.length} problem${issues.length === 1 ? '' : 's'} in the device table:\n${issues.map((i) => `  ${formatIssue(i)}`).join('\n')}`);
+    super(`${issues.length} problem${issues.length === 1 ? '' : 's'} in the device table:\n${issues.map((i) => `  ${formatIssue(i)}`).join('\n')}`, ExitCode.invalidInput, { issues });
     this.name = 'DeviceTableError';
   }
 }

@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { readBoundedSync } from '../util/bounded-read.js';
 import type { DeviceTable } from './devices.js';
 import { gfxName } from './gfx.js';
 
@@ -103,13 +104,13 @@ export function pciAddress(domain: number, locationId: number): string {
 
 // The reads below are synchronous on purpose: a few dozen small sysfs files,
 // where each trip through libuv's thread pool cost more than the read (8 ms
-// of waiting for 4 GPUs, against under 1 ms).
-function readOptional(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
+// of waiting for 4 GPUs, against under 1 ms). Through the bounded reader: a
+// properties file that is a FIFO or /dev/zero must not hang the listing.
+const PROPERTIES_MAX_BYTES = 64 * 1024;
+
+function readProperties(file: string): { text: string } | { problem: string } {
+  const read = readBoundedSync(file, PROPERTIES_MAX_BYTES);
+  return read.ok ? { text: read.data.toString('utf8') } : { problem: `${file} cannot be read: ${read.reason}` };
 }
 
 /** stat a device node under the dev root: its group and, for real character devices, its numbers. */
@@ -134,9 +135,9 @@ function vram(nodeDir: string): number | null {
   let total = 0;
   let found = false;
   for (const bank of banks.sort()) {
-    const text = readOptional(path.join(nodeDir, 'mem_banks', bank, 'properties'));
-    if (text === undefined) continue;
-    const props = parseProperties(text);
+    const read = readProperties(path.join(nodeDir, 'mem_banks', bank, 'properties'));
+    if (!('text' in read)) continue;
+    const props = parseProperties(read.text);
     // heap_type 1 and 2 are the frame buffer (public and private); 0 is system memory.
     const heap = num(props, 'heap_type');
     const size = num(props, 'size_in_bytes');
@@ -177,12 +178,12 @@ export async function readTopology(roots: GpuRoots, devices?: DeviceTable): Prom
   const nodes = entries.filter((e) => /^[0-9]+$/.test(e)).map(Number).sort((a, b) => a - b);
   for (const node of nodes) {
     const dir = path.join(nodesDir, String(node));
-    const text = readOptional(path.join(dir, 'properties'));
-    if (text === undefined) {
-      topology.problems.push(`${path.join(dir, 'properties')} cannot be read`);
+    const read = readProperties(path.join(dir, 'properties'));
+    if (!('text' in read)) {
+      topology.problems.push(read.problem);
       continue;
     }
-    const props = parseProperties(text);
+    const props = parseProperties(read.text);
     const version = num(props, 'gfx_target_version');
     const simds = num(props, 'simd_count');
     if (version === 0 || (version === null && !simds)) {

@@ -4,6 +4,7 @@ import { buildGraph } from '../plan/graph.js';
 import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
 import type { TestTier } from '../container/plan.js';
+import { DEFAULT_IMAGE } from '../container/command.js';
 import { isGfxName } from '../gpu/gfx.js';
 
 /** One job of a CI pipeline. */
@@ -55,7 +56,8 @@ export interface MatrixOptions {
 
 export const DEFAULT_LABEL_SCHEME = 'rocm-{gfx}';
 export const DEFAULT_BASE_RUNNER = ['self-hosted', 'linux', 'x64'];
-export const DEFAULT_CI_IMAGE = 'docker.io/gentoo/stage3:amd64-openrc';
+/** The same stage3 image `rocm-ebuild test` uses by default. */
+export const DEFAULT_CI_IMAGE = DEFAULT_IMAGE;
 
 /**
  * The engine-neutral plan of a CI pipeline: one base job building every

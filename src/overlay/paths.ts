@@ -102,3 +102,24 @@ export async function unwritableDirs(root: string, files: string[]): Promise<{ d
   }
   return found;
 }
+
+/**
+ * Refuse (exit 4, naming the first) an overlay in which one of the paths a
+ * command reads or writes — a committed package directory, eclass/, a file of
+ * profiles/ — is a symlink leading outside the overlay: what it reads there is
+ * not the overlay's, and what it would write there is not the user's to lose.
+ */
+export async function refuseLinksOut(root: string, rels: readonly string[]): Promise<void> {
+  for (const rel of rels) {
+    try {
+      await realPathInside(root, rel);
+    } catch (err) {
+      if (!(err instanceof UserError)) throw err;
+      throw new UserError(
+        `${err.message.replace(/; refusing to write through it$/, '')}; rocm-ebuild reads and writes only inside the overlay\n` +
+          'hint: replace the link with the directory it points to (git rm the link, copy the files in, commit), then run again',
+        ExitCode.overlayRefused,
+      );
+    }
+  }
+}

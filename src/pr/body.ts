@@ -10,6 +10,7 @@ import type { TestReport } from './test-reports.js';
 import { TEMPLATES, type TemplateName } from './templates.js';
 import type { PrResult } from './types.js';
 import { byCodePoint } from '../util/order.js';
+import { markdownCode, markdownText, plainLine } from '../util/printable.js';
 
 /**
  * The pull request's text, in the shape ROCm stack pull requests to ::gentoo
@@ -234,8 +235,8 @@ export async function gatherBody(ctx: RangeContext, report: CheckReport, options
   const pk = report.tools.pkgcheck;
   const template = TEMPLATES[options.template];
   return {
-    // The title reaches terminals and gh's --title: no control characters from commit text.
-    title: title(added, dropped, commits.map((c) => c.message.split('\n', 1)[0] ?? ''), release).replace(/[\x00-\x1f\x7f-\x9f]/g, '\uFFFD'),
+    // The title reaches terminals and gh's --title: no control or bidirectional characters from commit text.
+    title: plainLine(title(added, dropped, commits.map((c) => c.message.split('\n', 1)[0] ?? ''), release)),
     onePackagePerCommit: !report.results.some((r) => r.keyword === 'MultiplePackagesCommit'),
     ...(release ? { release } : {}),
     range: { label: range.label, commits: commits.length },
@@ -289,27 +290,9 @@ function testTable(reports: TestReport[], release: string | undefined): NonNulla
   return { reports, rows, dependencyFailures, notes };
 }
 
-/** Markdown that shows as written on GitHub: HTML and table syntax from commit text are escaped. */
-export function mdText(text: string): string {
-  return (
-    text
-      .replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, '\uFFFD')
-      .replace(/&/g, '&amp;')
-      .replace(/</g, '&lt;')
-      .replace(/>/g, '&gt;')
-      .replace(/([\\`*[\]|~])/g, '\\$1')
-      .replace(/\n/g, ' ')
-  );
-}
-
 /** A URL as an autolink, when it is one; escaped text otherwise. */
 function mdUrl(url: string): string {
-  return /^https?:\/\/[^\s<>"\\`]+$/.test(url) ? `<${url}>` : mdText(url);
-}
-
-/** Inline code, when the text allows it. */
-function code(text: string): string {
-  return /[`\n\x00-\x1f]/.test(text) ? mdText(text) : `\`${text}\``;
+  return /^https?:\/\/[^\s<>"\\`]+$/.test(url) ? `<${url}>` : markdownText(url);
 }
 
 function duration(seconds: number): string {
@@ -324,17 +307,17 @@ function sourceMoveNotes(moves: ReleaseNotes['sourceMoves']): string[] {
   for (const m of moves) byTo.set(m.to, [...(byTo.get(m.to) ?? []), m]);
   return [...byTo].map(([to, list]) => {
     const ownRepo = list.every((m) => m.from.endsWith(' tag archive') && m.from.split('/')[1]!.split(' ')[0]!.toLowerCase() === m.atom.split('/')[1]!.toLowerCase());
-    const from = ownRepo ? "their own repository's tag archives" : [...new Set(list.map((m) => m.from))].map(mdText).join(', ');
-    return `Sources: ${list.length} package${list.length === 1 ? '' : 's'} moved from ${from} to ${mdText(to)}s: ${list.map((m) => code(m.atom)).join(', ')}.`;
+    const from = ownRepo ? "their own repository's tag archives" : [...new Set(list.map((m) => m.from))].map(markdownText).join(', ');
+    return `Sources: ${list.length} package${list.length === 1 ? '' : 's'} moved from ${from} to ${markdownText(to)}s: ${list.map((m) => markdownCode(m.atom)).join(', ')}.`;
   });
 }
 
 /** How far each added version's facts were checked, weakest first, folded so the list does not bury the rest. */
 function evidenceSection(list: ReleaseNotes['evidence']): string[] {
   const counts = Object.fromEntries(LEVELS.map((l) => [l, list.filter((e) => e.level === l).length])) as Record<EvidenceLevel, number>;
-  const out = ['', '### Evidence', '', `How the facts behind each added version were established (${describeCounts(counts)}): ${code('tag')} read at the upstream tag, ${code('peer')} agrees with the named packager's recipe of the same version, ${code('pin')} sources as TheRock pins them, ${code('none')} not checked.`, '', '<details><summary>Per package</summary>', ''];
+  const out = ['', '### Evidence', '', `How the facts behind each added version were established (${describeCounts(counts)}): ${markdownCode('tag')} read at the upstream tag, ${markdownCode('peer')} agrees with the named packager's recipe of the same version, ${markdownCode('pin')} sources as TheRock pins them, ${markdownCode('none')} not checked.`, '', '<details><summary>Per package</summary>', ''];
   const sorted = [...list].sort((a, b) => LEVELS.indexOf(a.level) - LEVELS.indexOf(b.level) || (a.atom < b.atom ? -1 : a.atom > b.atom ? 1 : 0));
-  for (const e of sorted) out.push(`- ${code(`${e.atom}-${e.version}`)}: ${mdText(e.text)}`);
+  for (const e of sorted) out.push(`- ${markdownCode(`${e.atom}-${e.version}`)}: ${markdownText(e.text)}`);
   out.push('', '</details>');
   return out;
 }
@@ -353,54 +336,54 @@ export function renderBody(d: BodyData): string {
   for (const e of d.eclassUpdates) {
     out.push(
       '',
-      `**Eclass change:** ${code(`${e.eclass}.eclass`)} is ${e.status === 'new' ? 'added' : e.status === 'removed' ? 'removed' : 'changed'} (${mdText(e.summaries.join('; '))}). ` +
+      `**Eclass change:** ${markdownCode(`${e.eclass}.eclass`)} is ${e.status === 'new' ? 'added' : e.status === 'removed' ? 'removed' : 'changed'} (${markdownText(e.summaries.join('; '))}). ` +
         'It affects every ebuild in ::gentoo that inherits it: it is a commit of its own, and goes to the gentoo-dev mailing list for review before this is merged.',
     );
   }
 
   if (fresh.length) {
     out.push('', `### New packages (${fresh.length})`, '', '| package | version | what it is |', '| --- | --- | --- |');
-    for (const a of fresh) out.push(`| ${code(a.atom)} | ${a.versions.map(mdText).join(', ')} | ${a.description ? mdText(a.description) : ''} |`);
+    for (const a of fresh) out.push(`| ${markdownCode(a.atom)} | ${a.versions.map(markdownText).join(', ')} | ${a.description ? markdownText(a.description) : ''} |`);
   }
   if (bumps.length) {
     out.push('', `### Version bumps (${bumps.length})`, '', '| package | from | to |', '| --- | --- | --- |');
-    for (const a of bumps) out.push(`| ${code(a.atom)} | ${a.previous.map(mdText).join(', ')} | ${a.versions.map(mdText).join(', ')} |`);
+    for (const a of bumps) out.push(`| ${markdownCode(a.atom)} | ${a.previous.map(markdownText).join(', ')} | ${a.versions.map(markdownText).join(', ')} |`);
   }
   if (dropped.length) {
     out.push('', `### Dropped versions (${dropped.length})`, '');
     for (const x of dropped) {
-      const local = x.localChanges?.length ? ` (**changed by hand:** ${x.localChanges.map(mdText).join(', ')} differed from what rocm-ebuild generates; check the change went along)` : '';
-      out.push(`- ${code(x.atom)}: ${x.versions.map(mdText).join(', ')}${local}`);
+      const local = x.localChanges?.length ? ` (**changed by hand:** ${x.localChanges.map(markdownText).join(', ')} differed from what rocm-ebuild generates; check the change went along)` : '';
+      out.push(`- ${markdownCode(x.atom)}: ${x.versions.map(markdownText).join(', ')}${local}`);
     }
   }
   if (notAdded.length) {
-    out.push('', `### Not packaged (${notAdded.length})`, '', `Projects of AMD's ROCm ${mdText(d.release ?? '')} release left out on purpose:`, '');
-    for (const x of notAdded) out.push(`- **${mdText(x.project)}**: ${mdText(x.reason)}`);
+    out.push('', `### Not packaged (${notAdded.length})`, '', `Projects of AMD's ROCm ${markdownText(d.release ?? '')} release left out on purpose:`, '');
+    for (const x of notAdded) out.push(`- **${markdownText(x.project)}**: ${markdownText(x.reason)}`);
   }
   if (d.other.length) {
     out.push('', '### Other commits', '');
-    for (const s of d.other) out.push(`- ${mdText(s)}`);
+    for (const s of d.other) out.push(`- ${markdownText(s)}`);
   }
 
   const notes: string[] = [];
   const r = d.notes.release;
-  const was = r.llvmBefore.length ? ` (the versions they replace had ${r.llvmBefore.map((l) => code(`( ${l.slots} )`)).join(', ')})` : '';
-  for (const l of d.notes.llvm) notes.push(`LLVM: ${code(`LLVM_COMPAT=( ${l.slots} )`)} in ${l.ebuilds} ebuild${l.ebuilds === 1 ? '' : 's'}${was}: Gentoo's LLVM/clang, not AMD's fork.`);
+  const was = r.llvmBefore.length ? ` (the versions they replace had ${r.llvmBefore.map((l) => markdownCode(`( ${l.slots} )`)).join(', ')})` : '';
+  for (const l of d.notes.llvm) notes.push(`LLVM: ${markdownCode(`LLVM_COMPAT=( ${l.slots} )`)} in ${l.ebuilds} ebuild${l.ebuilds === 1 ? '' : 's'}${was}: Gentoo's LLVM/clang, not AMD's fork.`);
   notes.push(...sourceMoveNotes(r.sourceMoves));
   const t = d.notes.targets;
   if (t) {
-    if (t.newFile) notes.push(`GPU targets: ${code('profiles/desc/amdgpu_targets.desc')} added with ${t.added.length} targets (${t.added.map((x) => mdText(x.name)).join(', ')}).`);
+    if (t.newFile) notes.push(`GPU targets: ${markdownCode('profiles/desc/amdgpu_targets.desc')} added with ${t.added.length} targets (${t.added.map((x) => markdownText(x.name)).join(', ')}).`);
     else {
-      if (t.added.length) notes.push(`GPU targets added: ${t.added.map((x) => `${code(x.name)} (${mdText(x.description)})`).join(', ')}.`);
-      if (t.removed.length) notes.push(`GPU targets removed: ${t.removed.map((x) => code(x.name)).join(', ')}.`);
-      if (t.changed.length) notes.push(`GPU target descriptions changed: ${t.changed.map((x) => code(x.name)).join(', ')}.`);
+      if (t.added.length) notes.push(`GPU targets added: ${t.added.map((x) => `${markdownCode(x.name)} (${markdownText(x.description)})`).join(', ')}.`);
+      if (t.removed.length) notes.push(`GPU targets removed: ${t.removed.map((x) => markdownCode(x.name)).join(', ')}.`);
+      if (t.changed.length) notes.push(`GPU target descriptions changed: ${t.changed.map((x) => markdownCode(x.name)).join(', ')}.`);
     }
   }
   for (const e of d.notes.eclasses) {
     const prefix = `${e.eclass}.eclass: `;
     const said = e.summaries.map((s) => (s.startsWith(prefix) ? s.slice(prefix.length) : s)).filter((s) => !(e.status === 'new' && s === 'new eclass'));
     const size = e.status === 'new' ? `new eclass, ${e.added} lines` : e.status === 'removed' ? 'removed' : `changed, +${e.added} −${e.removed} lines`;
-    notes.push(`${code(`${e.eclass}.eclass`)}: ${size}${said.length ? `: ${said.map(mdText).join('; ')}` : ''}.`);
+    notes.push(`${markdownCode(`${e.eclass}.eclass`)}: ${size}${said.length ? `: ${said.map(markdownText).join('; ')}` : ''}.`);
   }
   if (notes.length) out.push('', '### Technical notes', '', ...notes.map((n) => `- ${n}`));
   if (r.evidence.length) out.push(...evidenceSection(r.evidence));
@@ -411,13 +394,13 @@ export function renderBody(d: BodyData): string {
     '### QA',
     '',
     `\`rocm-ebuild pr check\`: ${q.commits} commit${q.commits === 1 ? '' : 's'}, ${q.ebuilds} ebuild${q.ebuilds === 1 ? '' : 's'} (rocm-ebuild's checks, \`bash -n\`${q.shellcheck ? ', shellcheck' : ''}): ` +
-      `${q.counts.error} error${q.counts.error === 1 ? '' : 's'}, ${q.counts.warning} warning${q.counts.warning === 1 ? '' : 's'}, ${q.counts.style} style, ${q.counts.info} info. ${mdText(q.pkgcheck.replace(/: only rocm-ebuild's checks ran$/, ''))}.`,
+      `${q.counts.error} error${q.counts.error === 1 ? '' : 's'}, ${q.counts.warning} warning${q.counts.warning === 1 ? '' : 's'}, ${q.counts.style} style, ${q.counts.info} info. ${markdownText(q.pkgcheck.replace(/: only rocm-ebuild's checks ran$/, ''))}.`,
   );
   if (q.findings.length) {
     out.push('', '<details><summary>Errors and warnings</summary>', '');
     for (const r of q.findings.slice(0, 100)) {
       const where = r.category && r.package ? `${r.category}/${r.package}${r.version ? `-${r.version}` : ''}` : r.commit ? `commit ${r.commit.slice(0, 12)}` : 'repository';
-      out.push(`- ${code(where)} **${mdText(r.keyword)}** (${r.level}${r.sources.includes('pkgcheck') ? ', pkgcheck' : ''}): ${mdText(r.message)}`);
+      out.push(`- ${markdownCode(where)} **${markdownText(r.keyword)}** (${r.level}${r.sources.includes('pkgcheck') ? ', pkgcheck' : ''}): ${markdownText(r.message)}`);
     }
     if (q.findings.length > 100) out.push(`- … and ${q.findings.length - 100} more`);
     out.push('', '</details>');
@@ -425,16 +408,16 @@ export function renderBody(d: BodyData): string {
 
   if (d.tests) {
     const gfx = d.tests.reports.map((r) => r.gfx);
-    out.push('', '### GPU tests', '', `| package | ${gfx.map(code).join(' | ')} |`, `| --- | ${gfx.map(() => '---').join(' | ')} |`);
-    for (const row of d.tests.rows) out.push(`| ${code(row.atom)} | ${gfx.map((g) => row.cells[g] ?? '—').join(' | ')} |`);
+    out.push('', '### GPU tests', '', `| package | ${gfx.map(markdownCode).join(' | ')} |`, `| --- | ${gfx.map(() => '---').join(' | ')} |`);
+    for (const row of d.tests.rows) out.push(`| ${markdownCode(row.atom)} | ${gfx.map((g) => row.cells[g] ?? '—').join(' | ')} |`);
     out.push('');
     for (const r of d.tests.reports) {
-      const device = r.device?.name ? `${mdText(r.device.name)}${r.device.computeUnits ? `, ${r.device.computeUnits} CUs` : ''}` : 'one GPU';
+      const device = r.device?.name ? `${markdownText(r.device.name)}${r.device.computeUnits ? `, ${r.device.computeUnits} CUs` : ''}` : 'one GPU';
       const secs = (Date.parse(r.ended) - Date.parse(r.started)) / 1000;
-      out.push(`- ${code(r.gfx)} (${device}): ${r.result === 'passed' ? 'passed' : `**${r.result}**`}, ${r.tests} tests, ROCm ${mdText(r.release)}, ${r.engine.name === 'none' ? 'in place in the CI job' : `${mdText(r.engine.name)}${r.engine.version ? ` ${mdText(r.engine.version)}` : ''}`}, image ${code(r.image)}, ${Number.isFinite(secs) && secs >= 0 ? duration(secs) : 'duration unknown'}`);
+      out.push(`- ${markdownCode(r.gfx)} (${device}): ${r.result === 'passed' ? 'passed' : `**${r.result}**`}, ${r.tests} tests, ROCm ${markdownText(r.release)}, ${r.engine.name === 'none' ? 'in place in the CI job' : `${markdownText(r.engine.name)}${r.engine.version ? ` ${markdownText(r.engine.version)}` : ''}`}, image ${markdownCode(r.image)}, ${Number.isFinite(secs) && secs >= 0 ? duration(secs) : 'duration unknown'}`);
     }
-    for (const f of d.tests.dependencyFailures) out.push(`- dependency: ${mdText(f)}`);
-    for (const n of d.tests.notes) out.push(`- note: ${mdText(n)}`);
+    for (const f of d.tests.dependencyFailures) out.push(`- dependency: ${markdownText(f)}`);
+    for (const n of d.tests.notes) out.push(`- note: ${markdownText(n)}`);
   }
 
   if (d.trailers.closes.length || d.trailers.bugs.length) {

@@ -11,7 +11,7 @@ import { foldPkgcheck, runPkgcheck } from './pkgcheck.js';
 import { resolveRange, type RangeOptions } from './range.js';
 import type { CommitInfo, Level, PrResult, ResolvedRange } from './types.js';
 import { ebuildOf } from './overlay-paths.js';
-import { printable } from './format.js';
+import { printable } from '../util/printable.js';
 import { byCodePoint } from '../util/order.js';
 
 /** The commits of a range and a reader for their objects: what check and body share. */

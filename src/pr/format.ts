@@ -1,14 +1,6 @@
 import type { CheckReport } from './check.js';
 import type { Level, PrResult } from './types.js';
-
-/**
- * Text a terminal shows safely: commit messages and file names come from
- * other people, and an escape sequence in a summary must not recolour (or
- * rewrite) the user's terminal. Control characters become \xNN.
- */
-export function printable(text: string): string {
-  return text.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-}
+import { printable } from '../util/printable.js';
 
 const COLORS: Record<Level, string> = { error: '31', warning: '33', style: '36', info: '32' };
 

@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { hasTool } from '../lint/external-tools.js';
+import { commandLine } from '../util/argv.js';
 import { ExitCode } from '../util/exit-codes.js';
+import { printable } from '../util/printable.js';
 import { prError } from './errors.js';
 import { resultLine } from './format.js';
 import { gitText, resolveCommit, runGit } from './git-read.js';
@@ -48,19 +50,29 @@ export interface PushResult {
   warnings: string[];
 }
 
-/** A command line as a POSIX shell reads it. */
-export function shellQuote(args: string[]): string {
-  return args.map((a) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
-}
-
 /** Tokens and passwords in URLs git or gh print are not echoed. */
 function redactText(text: string): string {
-  return text.replace(/[a-z][a-z0-9+.-]*:\/\/[^\s'"]+/gi, (u) => redactUrl(u));
+  // What git and gh print may quote the remote's own messages ("remote: …"): shown, never acted on.
+  return printable(text).replace(/[a-z][a-z0-9+.-]*:\/\/[^\s'"]+/gi, (u) => redactUrl(u));
 }
 
 async function configValue(dir: string, key: string): Promise<string | undefined> {
   const r = await runGit(dir, ['config', '--get', key], { okCodes: [1] });
   return r.stdout.toString('utf8').trim() || undefined;
+}
+
+/** A name git accepts for a remote: refs/remotes/<name>/… must be a valid ref (as `git remote add` checks). */
+async function validRemoteName(dir: string, name: string): Promise<boolean> {
+  if (name === '' || /[\x00-\x1f\x7f]/.test(name)) return false;
+  const r = await runGit(dir, ['check-ref-format', `refs/remotes/${name}/HEAD`], { okCodes: [1, 128] });
+  return r.code === 0;
+}
+
+/** A branch name git accepts (`git check-ref-format --branch`), and not one that reads as an option. */
+async function validBranchName(dir: string, name: string): Promise<boolean> {
+  if (name === '' || name.startsWith('-') || /[\x00-\x1f\x7f]/.test(name)) return false;
+  const r = await runGit(dir, ['check-ref-format', '--branch', name], { okCodes: [1, 128] });
+  return r.code === 0;
 }
 
 /** The remote git itself would push the current branch to: pushRemote, pushDefault, the branch's remote, origin. */
@@ -93,19 +105,26 @@ export async function runPush(o: PushOptions): Promise<PushResult & { prepared: 
   const dir = path.resolve(o.overlay);
   await requireRepository(dir);
   const current = (await gitText(dir, ['symbolic-ref', '--short', '-q', 'HEAD']).catch(() => '')).trim() || undefined;
+  // From --remote or from the repository's config (branch.<name>.pushRemote): either way a name git
+  // itself accepts for a remote, and one that is configured, never a URL or anything else.
+  const fromConfig = o.remote === undefined;
   const remote = o.remote ?? (await pushRemote(dir, current));
+  const where = fromConfig ? ` (the push remote git's config names for ${current ?? 'HEAD'})` : '';
+  if (!(await validRemoteName(dir, remote))) {
+    throw prError(`${printable(JSON.stringify(remote))}${where} is not a valid remote name`, ExitCode.invalidInput, 'name a configured remote with --remote (git remote -v lists them)');
+  }
   const known = await remotes(dir);
   if (!known.includes(remote)) {
-    throw prError(`no remote "${remote}" in ${dir}`, ExitCode.invalidInput, known.length ? `remotes: ${known.join(', ')}; choose one with --remote` : 'add your fork: git remote add fork https://github.com/<you>/<repo>.git');
+    throw prError(`no remote "${remote}" in ${dir}${where}`, ExitCode.invalidInput, known.length ? `remotes: ${known.map((k) => printable(k, { oneLine: true })).join(', ')}; choose one with --remote` : 'add your fork: git remote add fork https://github.com/<you>/<repo>.git');
   }
   const branch = o.branch ?? current;
   if (!branch) throw prError('HEAD is detached: name the branch to push with --branch', ExitCode.invalidInput);
-  const valid = await runGit(dir, ['check-ref-format', '--branch', branch], { okCodes: [1, 128] });
-  if (valid.code !== 0 || branch.startsWith('-')) throw prError(`"${branch}" is not a valid branch name`, ExitCode.invalidInput);
+  if (!(await validBranchName(dir, branch))) throw prError(`${printable(JSON.stringify(branch))} is not a valid branch name`, ExitCode.invalidInput);
+  if (o.base !== undefined && !(await validBranchName(dir, o.base))) throw prError(`--base ${printable(JSON.stringify(o.base))} is not a valid branch name`, ExitCode.invalidInput);
   let repo: GithubRepo | undefined;
   if (o.repo) {
     const m = /^([A-Za-z0-9-]+)\/([A-Za-z0-9._-]+)$/.exec(o.repo);
-    if (!m) throw prError(`--repo ${o.repo}: expected OWNER/REPO`, ExitCode.invalidInput);
+    if (!m) throw prError(`--repo ${printable(o.repo, { oneLine: true })}: expected OWNER/REPO`, ExitCode.invalidInput);
     repo = { owner: m[1]!, repo: m[2]! };
   }
 
@@ -131,7 +150,9 @@ export async function runPush(o: PushOptions): Promise<PushResult & { prepared: 
 
   const head = ctx.range.head;
   const source = head === (await resolveCommit(dir, 'HEAD')) ? 'HEAD' : head;
-  const push = ['git', 'push', remote, `${source}:refs/heads/${branch}`];
+  // The user's own git and its configuration (hooks, the remote's receive-pack) run as always;
+  // what this command adds is only operands, after `--`.
+  const push = commandLine(['git', 'push'], [], [remote, `${source}:refs/heads/${branch}`]);
 
   // Where the pull request goes, and from which repository.
   const base: GithubRepo | undefined = repo ?? prepared.target?.github;
@@ -139,7 +160,11 @@ export async function runPush(o: PushOptions): Promise<PushResult & { prepared: 
   const forkUrl = await remoteUrl(dir, remote, true);
   const fork = forkUrl ? parseGithubUrl(forkUrl) : undefined;
   const headSpec = fork && base && (fork.owner !== base.owner || fork.repo !== base.repo) ? `${fork.owner}:${branch}` : branch;
-  const gh = base && hasTool('gh') ? ['gh', 'pr', 'create', '--repo', `${base.owner}/${base.repo}`, '--base', baseBranch, '--head', headSpec, '--title', body.title, '--body-file', '-', ...(o.draft ? ['--draft'] : [])] : undefined;
+  // gh takes no operands here: every value is joined to its flag (--title=-x stays a title).
+  const gh =
+    base && hasTool('gh')
+      ? commandLine(['gh', 'pr', 'create'], [['--repo', `${base.owner}/${base.repo}`], ['--base', baseBranch], ['--head', headSpec], ['--title', body.title], ['--body-file', '-'], ...(o.draft ? ['--draft'] : [])])
+      : undefined;
   const compareUrl = base ? `https://github.com/${base.owner}/${base.repo}/compare/${encodeURIComponent(baseBranch)}...${fork ? `${fork.owner}:` : ''}${encodeURIComponent(branch)}?expand=1` : undefined;
   if (!base) warnings.push(`the pull request's repository is not known (the range's base ${ctx.range.baseRef ?? 'is no remote branch'}${prepared.target ? ` on a remote that is not on GitHub` : ''}): give --repo OWNER/REPO, or open it by hand with the text below`);
   else if (!gh) warnings.push('gh (GitHub CLI) is not installed: open the pull request from the URL below and paste the title and text');

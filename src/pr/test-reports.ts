@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { SchemaValidator, TEST_REPORT_SCHEMA } from '../manifest/schema-validator.js';
+import { readBounded } from '../util/bounded-read.js';
 import { ExitCode } from '../util/exit-codes.js';
 import { prError } from './errors.js';
 
@@ -38,6 +38,9 @@ export interface TestReport {
   atoms: TestAtom[];
 }
 
+/** Far above any report `rocm-ebuild test` writes (a few KiB per package). */
+const REPORT_MAX_BYTES = 16 * 1024 * 1024;
+
 /** The schema's validation code: the build's generated one when current (manifest/schema-validator.ts). */
 function validate(): ValidateFunction {
   return SchemaValidator.shared().validatorOf(TEST_REPORT_SCHEMA) as ValidateFunction;
@@ -55,11 +58,14 @@ export async function loadTestReports(files: string[]): Promise<{ file: string; 
   const out: { file: string; report: TestReport }[] = [];
   for (const file of files) {
     let data: unknown;
+    const hint = 'give the report.json `rocm-ebuild test` wrote (<dir>/<gfx>/report.json)';
+    // A report is a file someone hands over: a FIFO or /dev/zero under its name must not hang the command.
+    const read = await readBounded(file, REPORT_MAX_BYTES);
+    if (!read.ok) throw prError(`--tests ${file}: ${read.reason}`, ExitCode.invalidInput, hint);
     try {
-      data = JSON.parse(await readFile(file, 'utf8'));
+      data = JSON.parse(read.data.toString('utf8'));
     } catch (err) {
-      const e = err as NodeJS.ErrnoException;
-      throw prError(`--tests ${file}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`, ExitCode.invalidInput, 'give the report.json `rocm-ebuild test` wrote (<dir>/<gfx>/report.json)');
+      throw prError(`--tests ${file}: ${(err as Error).message}`, ExitCode.invalidInput, hint);
     }
     if (!check(data)) {
       const problems = (check.errors ?? []).slice(0, 10).map((e) => `  ${describe(e)}`);

@@ -98,7 +98,13 @@ function treeKey(dir: string, hash: ReturnType<typeof createHash>): boolean {
     if (budget.files < 0) return false;
     for (const name of names) {
       const rel = `${prefix}${name}`;
-      const st = statSync(path.join(at, name), { throwIfNoEntry: false });
+      let st;
+      try {
+        st = statSync(path.join(at, name), { throwIfNoEntry: false });
+      } catch {
+        // A link loop (ELOOP) or an unreadable entry: the load reports it, located; nothing is cached.
+        return false;
+      }
       if (!st) {
         // A dangling link: its target's absence is what the load saw too.
         hash.update(`x ${rel}\0`);

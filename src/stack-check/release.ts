@@ -72,7 +72,8 @@ export async function checkRelease(model: StackModel, ctx: CheckContext, policyK
       );
     };
     for (const s of c.sources) checkFlag(s.spec.when, ['sources', s.at, 'when']);
-    for (const m of c.spec.license.matchAll(/(\S+)\?/g)) checkFlag(m[1], ['license']);
+    // The USE conditionals of LICENSE ("flag? ( … )"), by words: a regex that backtracks over one long word took quadratic time.
+    for (const word of c.spec.license.split(/\s+/)) if (word.length > 1 && word.endsWith('?')) checkFlag(word.slice(0, -1), ['license']);
     (c.spec.deps ?? []).forEach((d, i) => checkFlag(d.when, ['deps', i, 'when']));
     (c.spec.python?.deps ?? []).forEach((d, i) => checkFlag(d.when, ['python', 'deps', i, 'when']));
     (c.spec.cmake?.when ?? []).forEach((w, i) => checkFlag(w.use, ['cmake', 'when', i, 'use']));

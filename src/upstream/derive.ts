@@ -8,6 +8,7 @@ import { loadManifest } from '../stack-check/index.js';
 import { compareVersions } from '../model/version.js';
 import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
+import type { Deadline } from '../util/deadline.js';
 import type { Progress } from '../util/progress.js';
 import { diffReleases, type DiffReport } from './diff.js';
 import { applyDraft, DraftError, type DraftRelease } from './draft.js';
@@ -26,7 +27,8 @@ export interface DeriveOptions {
   /** For AMD's release manifest (ROCm/ROCm) and the rename probes: see repositoryUrl. */
   baseUrl: string;
   cacheDir: string;
-  timeoutMs: number;
+  /** Each remote call's bound (bump has no --timeout for upstream reads: a call that hangs is stopped). */
+  deadline: Deadline;
   provider: TreeProvider;
   dryRun: boolean;
   jobs: number;
@@ -87,7 +89,7 @@ export async function deriveRelease(o: DeriveOptions): Promise<DeriveResult> {
       against: o.from,
       baseUrl: o.baseUrl,
       cacheDir: o.cacheDir,
-      timeoutMs: o.timeoutMs,
+      deadline: o.deadline,
       probe: true,
       trees: false,
       jobs: o.jobs,

@@ -5,6 +5,14 @@ import type { PatchesReport } from './patches.js';
 import type { ProjectsReport } from './projects.js';
 import type { ReplayStatus } from './replay.js';
 import type { TagsReport } from './tags.js';
+import { markdownCode, markdownText, printable } from '../util/printable.js';
+
+/**
+ * Everything in these reports that comes from a repository nobody here wrote
+ * (names, versions, paths, git's messages) passes through the terminal-safe
+ * printer: an ESC in a CMake file must not reach the user's terminal.
+ */
+const p = (s: string | undefined): string => printable(s ?? '', { oneLine: true });
 
 /** Text for people, in the order they act on it. `color` wraps status words in ANSI colours (off with NO_COLOR). */
 export interface FormatOptions {
@@ -16,11 +24,12 @@ const SIGN: Record<Change['kind'], string> = { added: '+', removed: '-', changed
 const STATUS_COLOR: Record<ReplayStatus, number> = { applies: 32, differs: 33, upstream: 36, fails: 31, skipped: 90, unreadable: 35 };
 
 function describe(c: Change): string {
-  if (c.kind === 'changed') return `${c.subject}: ${c.from} → ${c.to}${c.detail && c.area === 'gpu-targets' ? ` (${c.detail})` : ''}`;
-  if (c.kind === 'added') return `${c.subject}${c.to ? ` ${c.to}` : ''}`;
-  return `${c.subject}${c.from ? ` (was ${c.from})` : ''}`;
+  if (c.kind === 'changed') return `${p(c.subject)}: ${p(c.from)} → ${p(c.to)}${c.detail && c.area === 'gpu-targets' ? ` (${p(c.detail)})` : ''}`;
+  if (c.kind === 'added') return `${p(c.subject)}${c.to ? ` ${p(c.to)}` : ''}`;
+  return `${p(c.subject)}${c.from ? ` (was ${p(c.from)})` : ''}`;
 }
 
+/** Where a change was found, as read (not yet made printable). */
 const where = (c: Change) => (c.where ? (c.where.line > 0 ? `${c.where.file}:${c.where.line}` : c.where.file) : '');
 
 export function formatDiffText(r: DiffReport, o: FormatOptions): string {
@@ -34,30 +43,30 @@ export function formatDiffText(r: DiffReport, o: FormatOptions): string {
     for (const s of c.sources) {
       if (s.status === 'pinned') continue;
       if (s.status === 'added') {
-        out.push(`  ${s.to}: a source new in ${r.to}; read it by hand`);
+        out.push(`  ${p(s.to)}: a source new in ${r.to}; read it by hand`);
         continue;
       }
       if (s.status === 'removed') {
-        out.push(`  ${s.from}: no longer a source in ${r.to}`);
+        out.push(`  ${p(s.from)}: no longer a source in ${r.to}`);
         continue;
       }
       if (s.status === 'error') {
-        out.push(`  ${s.source}: ${paint(o.color, 31, 'not compared')}: ${s.error}`);
+        out.push(`  ${p(s.source)}: ${paint(o.color, 31, 'not compared')}: ${p(s.error)}`);
         continue;
       }
       // The same repository is named once; a move (into a monorepo) shows both.
       const sameRepo = s.from!.split(' ')[0] === s.to!.split(' ')[0];
-      const head = `  ${s.from} → ${sameRepo ? s.to!.split(' ').slice(1).join(' ') || s.to : s.to}`;
+      const head = `  ${p(s.from)} → ${p(sameRepo ? s.to!.split(' ').slice(1).join(' ') || s.to : s.to)}`;
       const fetched = (s.bytes?.from ?? 0) + (s.bytes?.to ?? 0);
       out.push(`${head} (${s.files!.from} → ${s.files!.to} build files${fetched > 0 ? `, ${formatBytes(fetched)} fetched` : ''})`);
       if (s.changes.length === 0) out.push('    nothing that matters to an ebuild changed');
       const width = Math.min(60, Math.max(0, ...s.changes.map((ch) => `${ch.area} ${SIGN[ch.kind]} ${describe(ch)}`.length)));
       for (const ch of s.changes) {
         const text = `${ch.area} ${SIGN[ch.kind]} ${describe(ch)}`;
-        const loc = where(ch);
+        const loc = p(where(ch));
         out.push(`    ${loc ? `${text.padEnd(width)}  ${loc}` : text}`);
       }
-      for (const p of s.problems) out.push(`    ${paint(o.color, 33, 'warning')}: ${p}`);
+      for (const x of s.problems) out.push(`    ${paint(o.color, 33, 'warning')}: ${p(x)}`);
     }
   }
   const compared = r.components.flatMap((c) => c.sources).filter((s) => s.status === 'compared').length;
@@ -65,7 +74,8 @@ export function formatDiffText(r: DiffReport, o: FormatOptions): string {
   return `${out.join('\n')}\n`;
 }
 
-const md = (t: string) => `\`${t.replace(/`/g, 'ˋ')}\``;
+const md = (t: string) => markdownCode(t);
+const mt = (t: string | undefined) => markdownText(t ?? '');
 
 /** Markdown for a pull request's technical notes (`pr body` can include it). */
 export function formatDiffMarkdown(r: DiffReport): string {
@@ -75,14 +85,14 @@ export function formatDiffMarkdown(r: DiffReport): string {
     const changed = sources.some((s) => s.status !== 'compared' || s.changes.length > 0) || c.note;
     if (!changed) continue;
     out.push(`#### ${c.component} (${md(c.atom)})`, '');
-    if (c.note) out.push(`- ${c.note}`);
+    if (c.note) out.push(`- ${mt(c.note)}`);
     for (const s of sources) {
-      if (s.status === 'error') out.push(`- ${md(s.source)}: not compared: ${s.error}`);
+      if (s.status === 'error') out.push(`- ${md(s.source)}: not compared: ${mt(s.error)}`);
       else if (s.status === 'added') out.push(`- ${md(s.to!)}: new source, read by hand`);
       else if (s.status === 'removed') out.push(`- ${md(s.from!)}: no longer a source`);
       else {
         for (const ch of s.changes) {
-          const change = ch.kind === 'changed' ? `${md(ch.from!)} → ${md(ch.to!)}${ch.detail && ch.area === 'gpu-targets' ? ` (${ch.detail})` : ''}` : ch.kind === 'added' ? `added${ch.to ? ` ${md(ch.to)}` : ''}` : `removed${ch.from ? ` (was ${md(ch.from)})` : ''}`;
+          const change = ch.kind === 'changed' ? `${md(ch.from!)} → ${md(ch.to!)}${ch.detail && ch.area === 'gpu-targets' ? ` (${mt(ch.detail)})` : ''}` : ch.kind === 'added' ? `added${ch.to ? ` ${md(ch.to)}` : ''}` : `removed${ch.from ? ` (was ${md(ch.from)})` : ''}`;
           out.push(`- ${ch.area} ${md(ch.subject)}: ${change}${where(ch) ? ` — ${md(where(ch))}` : ''}${sources.length > 1 ? ` (${md(s.source)})` : ''}`);
         }
       }
@@ -97,17 +107,17 @@ export function formatDiffMarkdown(r: DiffReport): string {
 export function formatPatchesText(r: PatchesReport, o: FormatOptions): string {
   const out: string[] = [];
   for (const c of r.components) {
-    out.push(`${c.component} (${c.atom}) ${r.version}: ${c.tree}${r.against ? `, compared with ${r.against}` : ''}`);
+    out.push(`${c.component} (${c.atom}) ${r.version}: ${p(c.tree)}${r.against ? `, compared with ${r.against}` : ''}`);
     // A tree that could not be read makes every line say so: once per tree is enough.
     const unreadable = new Map<string, number>();
     for (const l of c.lines) if (l.status === 'unreadable') unreadable.set(l.reason, (unreadable.get(l.reason) ?? 0) + 1);
     for (const [reason, n] of unreadable) {
-      out.push(`  ${paint(o.color, STATUS_COLOR.unreadable, 'unreadable'.padEnd(10))} ${n} fix-up${n === 1 ? '' : 's'} not replayed: ${reason}`);
+      out.push(`  ${paint(o.color, STATUS_COLOR.unreadable, 'unreadable'.padEnd(10))} ${n} fix-up${n === 1 ? '' : 's'} not replayed: ${p(reason)}`);
     }
     for (const l of c.lines) {
       if (l.status === 'unreadable') continue;
       const status = paint(o.color, STATUS_COLOR[l.status], l.status.padEnd(10));
-      out.push(`  ${status} ${l.file}  ${l.fixup} ${l.what}: ${l.reason}${l.when ? ` (only with USE=${l.when})` : ''}`);
+      out.push(`  ${status} ${p(l.file)}  ${l.fixup} ${p(l.what)}: ${p(l.reason)}${l.when ? ` (only with USE=${p(l.when)})` : ''}`);
     }
   }
   const k = r.counts;
@@ -121,7 +131,7 @@ export function formatPatchesMarkdown(r: PatchesReport): string {
     const notable = c.lines.filter((l) => l.status !== 'applies');
     if (notable.length === 0) continue;
     out.push(`#### ${c.component} (${md(c.atom)})`, '');
-    for (const l of notable) out.push(`- **${l.status}** ${md(l.file)} ${l.fixup} ${md(l.what)}: ${l.reason}`);
+    for (const l of notable) out.push(`- **${l.status}** ${md(l.file)} ${l.fixup} ${md(l.what)}: ${mt(l.reason)}`);
     out.push('');
   }
   const k = r.counts;
@@ -147,7 +157,7 @@ function causeOf(u: Unreachable): string {
     .trim();
 }
 
-const NETWORK = /resolve host|Could not connect|Couldn't connect|Failed to connect|Connection refused|Connection timed out|Network is unreachable|no answer within|timed out|SSL|proxy|TLS/i;
+const NETWORK = /resolve host|Could not connect|Couldn't connect|Failed to connect|Connection refused|Connection timed out|Network is unreachable|no answer within|not answered before the --timeout|timed out|SSL|proxy|TLS/i;
 
 function adviceFor(cause: string): string {
   if (NETWORK.test(cause)) {
@@ -182,11 +192,11 @@ export function describeUnreachable(list: readonly Unreachable[]): string[] {
   const out: string[] = [];
   for (const [key, group] of groups) {
     const cause = key.split('\u0000')[1]!;
-    if (group.length === 1) out.push(`unreachable: ${group[0]!.repo} (${group[0]!.url}): ${group[0]!.error}`);
+    if (group.length === 1) out.push(`unreachable: ${group[0]!.repo} (${p(group[0]!.url)}): ${p(group[0]!.error)}`);
     else {
       const names = group.map((u) => u.repo);
       const shown = names.length <= 4 ? names.join(', ') : `${names.slice(0, 4).join(', ')} and ${names.length - 4} more`;
-      out.push(`unreachable: ${group.length} repositories (${shown}): ${cause}`);
+      out.push(`unreachable: ${group.length} repositories (${shown}): ${p(cause)}`);
     }
     out.push(`  ${adviceFor(cause)}`);
   }
@@ -217,43 +227,46 @@ export function formatTagsText(r: TagsReport): string {
 export function formatProjectsText(r: ProjectsReport): string {
   const out: string[] = [
     r.unread !== undefined
-      ? `AMD's ROCm ${r.version} release manifest could not be read (${r.unread}); the monorepos' projects only:`
-      : `AMD's ROCm ${r.version} release manifest (${r.source}) against ${r.against} (${r.againstSource}):`,
+      ? `AMD's ROCm ${r.version} release manifest could not be read (${p(r.unread)}); the monorepos' projects only:`
+      : `AMD's ROCm ${r.version} release manifest (${p(r.source)}) against ${r.against} (${p(r.againstSource)}):`,
   ];
   const who = (p: ProjectsReport['projects'][number]) =>
     p.packagedBy.length > 0 ? `packaged by ${p.packagedBy.join(', ')}` : p.excluded !== undefined ? `excluded: ${p.excluded.length > 70 ? `${p.excluded.slice(0, 69)}…` : p.excluded}` : '';
-  const width = Math.max(0, ...r.projects.map((p) => p.name.length));
-  for (const p of r.projects.filter((x) => x.status === 'new')) {
-    out.push(`  new      ${p.name.padEnd(width)}  ${p.accounted ? who(p) : 'neither packaged nor excluded: decide'}`);
+  // Names come from AMD's release manifest (or a file given as one): printable, and a long one does not widen every row.
+  const name = (x: { name: string }) => p(x.name);
+  const width = Math.min(40, Math.max(0, ...r.projects.map((x) => name(x).length)));
+  for (const x of r.projects.filter((y) => y.status === 'new')) {
+    out.push(`  new      ${name(x).padEnd(width)}  ${x.accounted ? who(x) : 'neither packaged nor excluded: decide'}`);
   }
-  for (const p of r.projects.filter((x) => x.status === 'gone')) {
-    out.push(`  gone     ${p.name.padEnd(width)}  ${who(p) || 'not accounted for before either'}`);
+  for (const x of r.projects.filter((y) => y.status === 'gone')) {
+    out.push(`  gone     ${name(x).padEnd(width)}  ${who(x) || 'not accounted for before either'}`);
   }
-  for (const p of r.projects.filter((x) => x.pathBefore !== undefined)) {
-    out.push(`  path     ${p.name.padEnd(width)}  ${p.pathBefore} → ${p.path}`);
+  for (const x of r.projects.filter((y) => y.pathBefore !== undefined)) {
+    out.push(`  path     ${name(x).padEnd(width)}  ${p(x.pathBefore)} → ${p(x.path)}`);
   }
-  for (const p of r.projects.filter((x) => x.status === 'kept' && !x.accounted)) {
-    out.push(`  unaccounted ${p.name}: neither packaged nor excluded in ${r.version}`);
+  for (const x of r.projects.filter((y) => y.status === 'kept' && !y.accounted)) {
+    out.push(`  unaccounted ${name(x)}: neither packaged nor excluded in ${r.version}`);
   }
   for (const rel of r.relations) {
-    out.push(`  ${rel.kind.padEnd(8)} ${rel.from} → ${rel.to}${rel.at ? `/${rel.at}` : ''}: ${rel.evidence.join('; ')}`);
+    out.push(`  ${rel.kind.padEnd(8)} ${p(rel.from)} → ${p(rel.to)}${rel.at ? `/${p(rel.at)}` : ''}: ${rel.evidence.map(p).join('; ')}`);
   }
   if (r.drift && (r.drift.notInManifest.length > 0 || r.drift.notUpstream.length > 0)) {
-    out.push(`  the manifest's own list for ${r.version} differs from AMD's: ${[...r.drift.notInManifest.map((p) => `+${p}`), ...r.drift.notUpstream.map((p) => `-${p}`)].join(' ')}`);
+    out.push(`  the manifest's own list for ${r.version} differs from AMD's: ${[...r.drift.notInManifest.map((x) => `+${p(x)}`), ...r.drift.notUpstream.map((x) => `-${p(x)}`)].join(' ')}`);
   }
   // Mirrors often hold only some repositories: a long list of misses is summarised.
-  for (const p of r.problems.slice(0, r.problems.length > 6 ? 4 : 6)) out.push(`  note: ${p}`);
+  for (const x of r.problems.slice(0, r.problems.length > 6 ? 4 : 6)) out.push(`  note: ${p(x)}`);
   if (r.problems.length > 6) out.push(`  note: and ${r.problems.length - 4} more repositories could not be read (--json lists them)`);
   for (const m of r.monorepos) {
     if (m.error !== undefined) {
-      out.push(`${m.repo} ${m.tag}: not listed: ${m.error}`);
+      out.push(`${m.repo} ${m.tag}: not listed: ${p(m.error)}`);
       continue;
     }
     out.push(`${m.repo} ${m.tag} (${m.projects.length} project directories${m.bytes > 0 ? `; ${formatBytes(m.bytes)} of trees fetched` : ''}):`);
-    const w = Math.max(0, ...m.projects.map((p) => p.dir.length));
-    for (const p of m.projects) {
-      const what = p.packagedBy.length > 0 ? `packaged by ${p.packagedBy.join(', ')}` : p.excluded !== undefined ? `excluded: ${p.excluded.length > 70 ? `${p.excluded.slice(0, 69)}…` : p.excluded}` : 'neither packaged nor excluded: decide';
-      out.push(`  ${p.dir.padEnd(w)}  ${what}`);
+    // Directory names come from the monorepo's tree.
+    const w = Math.min(40, Math.max(0, ...m.projects.map((x) => p(x.dir).length)));
+    for (const x of m.projects) {
+      const what = x.packagedBy.length > 0 ? `packaged by ${x.packagedBy.join(', ')}` : x.excluded !== undefined ? `excluded: ${x.excluded.length > 70 ? `${x.excluded.slice(0, 69)}…` : x.excluded}` : 'neither packaged nor excluded: decide';
+      out.push(`  ${p(x.dir).padEnd(w)}  ${what}`);
     }
   }
   const n = (s: string) => r.projects.filter((p) => p.status === s).length;

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import type { Deadline } from '../util/deadline.js';
 import { execFile, gitEnv, lastLine } from './exec.js';
 import { cacheName, gitDirAt, localPath } from './locations.js';
 import { sortPaths, TreeError, type SourceTree } from './source-tree.js';
 
 const git = (gitDir: string, args: string[], input?: string, timeoutMs?: number) =>
-  execFile('git', [`--git-dir=${gitDir}`, ...args], { env: gitEnv(), ...(input !== undefined ? { input } : {}), ...(timeoutMs ? { timeoutMs } : {}) });
+  execFile('git', [`--git-dir=${gitDir}`, ...args], { env: gitEnv(), ...(input !== undefined ? { input } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
 
 /** A tag's tree in a git repository, read with ls-tree and one `cat-file --batch`. */
 export class GitTree implements SourceTree {
@@ -133,10 +134,10 @@ export class PartialBlobs {
       'git',
       [`--git-dir=${this.gitDir}`, '-c', 'fetch.negotiationAlgorithm=noop', '-c', 'fetch.unpackLimit=1',
         'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--recurse-submodules=no', '--filter=blob:none', '--stdin', PROMISOR],
-      { env: gitEnv(), input: `${missing.join('\n')}\n`, timeoutMs: this.access.timeoutMs },
+      { env: gitEnv(), input: `${missing.join('\n')}\n`, timeoutMs: this.access.deadline.callMs() },
     );
     if (f.code !== 0) {
-      const why = f.timedOut ? `no answer within ${Math.round(this.access.timeoutMs / 1000)} s` : lastLine(f.stderr);
+      const why = f.timedOut ? this.access.deadline.reason() : lastLine(f.stderr);
       throw new TreeError(`cannot fetch ${missing.length} file${missing.length === 1 ? '' : 's'} of ${this.gitDir}: ${why}`, 'unreachable');
     }
     this.bytes += (await packBytes(this.gitDir)) - before;
@@ -145,9 +146,9 @@ export class PartialBlobs {
 }
 
 /** Tag names as `git ls-remote --tags --refs` reports them, with the commit or tag object each points at. */
-export async function listRemoteTags(url: string, timeoutMs: number): Promise<{ tags: string[] } | { error: string }> {
-  const r = await execFile('git', ['ls-remote', '--tags', '--refs', '--', url], { env: gitEnv(), timeoutMs });
-  if (r.timedOut) return { error: `no answer within ${Math.round(timeoutMs / 1000)} s` };
+export async function listRemoteTags(url: string, deadline: Deadline): Promise<{ tags: string[] } | { error: string }> {
+  const r = await execFile('git', ['ls-remote', '--tags', '--refs', '--', url], { env: gitEnv(), timeoutMs: deadline.callMs() });
+  if (r.timedOut) return { error: deadline.reason() };
   if (r.code !== 0) return { error: lastLine(r.stderr) || `git ls-remote exited with ${r.code}` };
   const tags = r.stdout
     .toString()
@@ -160,8 +161,8 @@ export async function listRemoteTags(url: string, timeoutMs: number): Promise<{ 
 export interface GitAccess {
   /** Where tags fetched from network remotes are kept. */
   cacheDir: string;
-  /** Abandon one ls-remote or fetch after this long. */
-  timeoutMs: number;
+  /** What each ls-remote or fetch may take: what is left of the operation's --timeout. */
+  deadline: Deadline;
 }
 
 const fetching = new Map<string, Promise<void>>();
@@ -179,13 +180,13 @@ async function createBare(dir: string): Promise<void> {
   const tmp = `${dir}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const init = await execFile('git', ['init', '--bare', '--quiet', tmp], { env: gitEnv() });
   if (init.code !== 0) {
-    await rm(tmp, { recursive: true, force: true });
+    await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
     throw new TreeError(`cannot create ${dir}: ${lastLine(init.stderr)}`, 'unreachable');
   }
   try {
     await rename(tmp, dir);
   } catch (e) {
-    await rm(tmp, { recursive: true, force: true });
+    await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
     if (!(await isRepo())) throw new TreeError(`cannot create ${dir}: ${(e as Error).message}`, 'unreachable');
   }
 }
@@ -216,13 +217,13 @@ async function fetchTag(dir: string, url: string, tag: string, access: GitAccess
   await createBare(dir);
   if (partial) await makePartial(dir, url);
   const before = await packBytes(dir);
-  const from = partial ? ['--filter=blob:none', PROMISOR] : ['--', url];
+  const from = partial ? ['--filter=blob:none', '--', PROMISOR] : ['--', url];
   for (let attempt = 1; ; attempt++) {
-    const f = await git(dir, ['-c', 'fetch.unpackLimit=1', 'fetch', '--quiet', '--no-tags', '--depth', '1', ...from, `+${ref}:${ref}`], undefined, access.timeoutMs);
+    const f = await git(dir, ['-c', 'fetch.unpackLimit=1', 'fetch', '--quiet', '--no-tags', '--depth', '1', ...from, `+${ref}:${ref}`], undefined, access.deadline.callMs());
     if (f.code === 0 || (await have())) return (await packBytes(dir)) - before;
     // Another process fetching into the same cache holds a lock or rewrote `shallow`.
     if (attempt < 4 && /shallow file has changed|cannot lock ref|Unable to create .*\.lock/i.test(f.stderr)) continue;
-    const why = f.timedOut ? `no answer within ${Math.round(access.timeoutMs / 1000)} s` : lastLine(f.stderr);
+    const why = f.timedOut ? access.deadline.reason() : lastLine(f.stderr);
     const missing = /couldn't find remote ref|not our ref/i.test(f.stderr);
     throw new TreeError(missing ? `no tag ${tag} in ${url}` : `cannot fetch ${tag} from ${url}: ${why}`, missing ? 'missing' : 'unreachable');
   }

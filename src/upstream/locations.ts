@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,11 +38,21 @@ export async function gitDirAt(dir: string): Promise<string | undefined> {
   return undefined;
 }
 
-/** A directory name for a URL in the cache: readable, and distinct for distinct URLs. */
+/** Longest readable part of a cache name: with the suffixes added to it, it stays far below NAME_MAX (255 bytes). */
+const CACHE_NAME_MAX = 120;
+
+/**
+ * A directory name for a URL in the cache: readable, and distinct for
+ * distinct URLs. A long one (a project name in a release manifest can be any
+ * length) keeps its readable start and gets a digest of the whole URL, so the
+ * name stays a valid file name and still tells URLs apart.
+ */
 export function cacheName(url: string): string {
-  return url
+  const readable = url
     .replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')
     .replace(/\.git$/, '')
     .replace(/[^A-Za-z0-9._-]+/g, '+')
     .replace(/^[.+]+/, '');
+  if (readable.length <= CACHE_NAME_MAX && readable !== '') return readable;
+  return `${readable.slice(0, CACHE_NAME_MAX - 17)}-${createHash('sha256').update(url).digest('hex').slice(0, 16)}`;
 }

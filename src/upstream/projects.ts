@@ -223,9 +223,9 @@ export async function compareProjects(manifest: Manifest, o: ProjectsOptions): P
       names.map(({ name, url }) =>
         limiter.run(async () => {
           const repo = repositoryUrl(githubName(url, name), o.baseUrl);
-          const r = await execFile('git', ['ls-remote', '--', repo, 'HEAD'], { env: gitEnv(), timeoutMs: o.timeoutMs });
+          const r = await execFile('git', ['ls-remote', '--', repo, 'HEAD'], { env: gitEnv(), timeoutMs: o.deadline.callMs() });
           const sha = r.code === 0 ? /^([0-9a-f]{40,64})\s/m.exec(r.stdout.toString())?.[1] : undefined;
-          if (!sha) problems.push(`${name}: cannot ask ${repo} (${r.timedOut ? 'timed out' : lastLine(r.stderr) || 'no HEAD'})`);
+          if (!sha) problems.push(`${name}: cannot ask ${repo} (${r.timedOut ? o.deadline.reason() : lastLine(r.stderr) || 'no HEAD'})`);
           heads.set(name, sha);
           o.progress.step(++done, names.length, `ls-remote ${name}`);
         }),

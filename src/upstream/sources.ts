@@ -3,6 +3,7 @@ import type { LoadedComponent, Manifest } from '../manifest/load.js';
 import { knownReleases, releaseModel, resolveComponent, type ResolvedComponent } from '../model/resolve.js';
 import { compareVersions } from '../model/version.js';
 import { defaultHashCacheFile, ensureDistfiles, type DistfileProgress, type DistfileResult } from '../distfiles/index.js';
+import type { Deadline } from '../util/deadline.js';
 import { ArchiveTree } from './archive-tree.js';
 import { gitTreeAt } from './git-tree.js';
 import { repositoryUrl } from './locations.js';
@@ -89,7 +90,7 @@ export type TreeAccess =
       kind: 'git';
       baseUrl: string;
       cacheDir: string;
-      timeoutMs: number;
+      deadline: Deadline;
     }
   | {
       /** Release tarballs through the distfiles engine, as the ebuilds fetch them. */
@@ -98,7 +99,10 @@ export type TreeAccess =
       offline: boolean;
       mirrors: string[];
       jobs?: number;
+      /** Idle time after which one download attempt is abandoned and retried. */
       timeoutMs?: number;
+      /** A bound on all the downloads together (the upstream commands' --timeout). */
+      deadline?: Deadline;
       retries?: number;
       progress?: DistfileProgress;
       cacheDir: string;
@@ -131,6 +135,7 @@ export class TreeProvider {
       mirrors: a.mirrors,
       ...(a.jobs !== undefined ? { jobs: a.jobs } : {}),
       ...(a.timeoutMs !== undefined ? { timeoutMs: a.timeoutMs } : {}),
+      ...(a.deadline?.signal ? { signal: a.deadline.signal } : {}),
       ...(a.retries !== undefined ? { retries: a.retries } : {}),
       ...(a.progress ? { progress: a.progress } : {}),
     });
@@ -152,6 +157,7 @@ export class TreeProvider {
     const r = this.fetched.get(ref.distfile)!;
     if (r.status === 'missing') throw new TreeError(`${ref.distfile} is not in the distdir (--offline)`, 'unreachable');
     if (r.status === 'failed' || !r.path) {
+      if (this.access.deadline?.expired()) throw new TreeError(`cannot fetch ${ref.distfile}: ${this.access.deadline.reason()}`, 'unreachable');
       // The distfiles engine's error already says "could not fetch FILE: …"; it is not said twice.
       const why = r.error ?? `cannot fetch ${ref.distfile}: ${r.attempts.map((t) => `${t.url}: ${t.outcome}`).join('; ')}`;
       // A 404 for a GitHub tag archive means the tag does not exist.

@@ -3,6 +3,7 @@ import { knownReleases } from '../model/resolve.js';
 import { STREAMS } from '../model/streams.js';
 import { expand } from '../model/sources/index.js';
 import { compareVersions, isVersion } from '../model/version.js';
+import type { Deadline } from '../util/deadline.js';
 import { Limiter } from '../util/limiter.js';
 import type { Progress } from '../util/progress.js';
 import { listRemoteTags } from './git-tree.js';
@@ -61,7 +62,8 @@ export interface TagsReport {
 export interface TagsOptions {
   components: LoadedComponent[];
   baseUrl: string;
-  timeoutMs: number;
+  /** The whole operation's bound: every ls-remote gets what is left of it. */
+  deadline: Deadline;
   jobs: number;
   /** List releases older than the manifest's oldest too. */
   all: boolean;
@@ -95,7 +97,7 @@ export async function upstreamTags(manifest: Manifest, o: TagsOptions): Promise<
     [...repos.entries()].sort(([a], [b]) => byCodePoint(a, b)).map(([repo, info]) =>
       limiter.run(async (): Promise<RepositoryTags> => {
         const url = repositoryUrl(repo, o.baseUrl);
-        const r = await listRemoteTags(url, o.timeoutMs);
+        const r = await listRemoteTags(url, o.deadline);
         o.progress.step(++done, repos.size, `git ls-remote ${url}`);
         const base = { repo, url, components: info.components, releases: [] as string[], therock: [] as string[], other: 0 };
         if ('error' in r) return { ...base, error: r.error };

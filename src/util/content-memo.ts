@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, constants } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUNDLE_INPUTS, COMMAND_BUNDLE_DIR, projectRoot } from '../paths.js';
 import { cacheDisabled, cacheHome } from './cache-home.js';
+import { readBoundedSync } from './bounded-read.js';
 
 /**
  * What a small loader made of a few files, kept between runs and keyed on
@@ -88,22 +89,8 @@ export function codeIdentity(): string {
 
 /** The bytes of `file` if it is a regular file small enough to be a loader's input, else undefined. */
 function contentOf(file: string): Buffer | undefined {
-  let fd: number;
-  try {
-    // O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it.
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > MAX_BYTES) return undefined;
-    return readFileSync(fd);
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+  const read = readBoundedSync(file, MAX_BYTES);
+  return read.ok ? read.data : undefined;
 }
 
 function keyOf(kind: string, args: unknown, files: string[]): string | undefined {

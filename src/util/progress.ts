@@ -1,5 +1,8 @@
+import { printable } from './printable.js';
+
 /**
- * Progress for long work. On a TTY it redraws one status line on stderr; when
+ * Progress for long work. Step texts often name things read from outside (a
+ * project, a file): they go through the terminal-safe printer. On a TTY it redraws one status line on stderr; when
  * stderr is not a TTY (CI, pipes, tests) it prints one plain line per step so
  * logs stay readable and other programs can follow along. `quiet` silences it
  * (used with --json so stdout stays machine-readable and stderr calm).
@@ -33,10 +36,10 @@ export function createProgress(options: ProgressOptions = {}): Progress {
   if (!tty) {
     return {
       step(current, total, text) {
-        stream.write(`[${current}/${total}] ${text}\n`);
+        stream.write(`[${current}/${total}] ${printable(text, { oneLine: true })}\n`);
       },
       note(text) {
-        stream.write(`${text}\n`);
+        stream.write(`${printable(text)}\n`);
       },
       done() {},
     };
@@ -50,13 +53,13 @@ export function createProgress(options: ProgressOptions = {}): Progress {
     step(current, total, text) {
       clear();
       const width = stream.columns ?? 80;
-      const line = `[${current}/${total}] ${text}`;
+      const line = `[${current}/${total}] ${printable(text, { oneLine: true })}`;
       stream.write(line.length > width - 1 ? `${line.slice(0, width - 2)}…` : line);
       shown = true;
     },
     note(text) {
       clear();
-      stream.write(`${text}\n`);
+      stream.write(`${printable(text)}\n`);
     },
     done() {
       clear();

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { copyOverlay, smallStackFixture, type SmallStackFixture } from '../helpers/bumped-overlay.js';
 import { git, runCli, tempDir, removeDir } from '../helpers/project.js';
@@ -94,6 +94,68 @@ describe('bump: concurrent runs and interruptions (real processes, real signals)
     assert.equal(await head(overlay, small.home), await head(elsewhere, small.home));
     assert.equal(await status(overlay, small.home), '', 'the losing run touched the index or worktree');
     assert.equal((await git(overlay, ['for-each-ref', 'refs/rocm-ebuild'], small.home)).trim(), '');
+    assert.deepEqual(leftovers(overlay), []);
+  });
+
+  for (const kind of ['new', 'existing'] as const) {
+    it(`kill -9 right after the branch of ${kind === 'new' ? 'a new' : 'an existing'} overlay moved: the next run checks the files out instead of refusing`, async () => {
+      const overlay = kind === 'new' ? path.join(work, 'killed-new') : copyOverlay(small.overlay, path.join(work, 'killed-moved'));
+      const version = kind === 'new' ? '6.2.2' : '6.3.0';
+      const hooks = path.join(work, `killed-${kind}-hooks`);
+      const marker = path.join(work, `killed-${kind}.moved`);
+      await mkdir(hooks);
+      // git runs this hook once a ref update is committed: the branch has moved, nothing is checked out yet.
+      await writeFile(
+        path.join(hooks, 'reference-transaction'),
+        `#!/bin/sh\n[ "$1" = committed ] || exit 0\nwhile read -r old new ref; do case "$ref" in refs/heads/*) : > '${marker}'; sleep 600;; esac; done\nexit 0\n`,
+        { mode: 0o755 },
+      );
+      const hooked = { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.hooksPath', GIT_CONFIG_VALUE_0: hooks };
+      const killed = startCli(['bump', version, '--overlay', overlay, ...small.flags], { home: small.home, detached: true, env: hooked });
+      await waitForFile(marker, killed);
+      killGroup(killed);
+      await killed.done;
+      const tip = await head(overlay, small.home);
+      assert.ok(tip, 'the branch had not moved');
+      assert.notEqual(await status(overlay, small.home), '', 'the index and worktree were expected to lag behind the branch');
+
+      const again = await runCli(['bump', version, '--overlay', overlay, ...small.flags], { home: small.home });
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stderr.replace(/\s*›\s*/g, ' '), /finished updating the worktree of the bump pid \d+ left midway/);
+      assert.equal(await head(overlay, small.home), tip);
+      assert.equal(await status(overlay, small.home), '', 'files left staged');
+      for (const f of (await git(overlay, ['ls-files'], small.home)).split('\n').filter(Boolean)) {
+        assert.equal(await readFile(path.join(overlay, f), 'utf8'), await git(overlay, ['show', `HEAD:${f}`], small.home), f);
+      }
+      assert.deepEqual(leftovers(overlay), []);
+    });
+  }
+
+  it('kill -9 while a new overlay is being checked out: the next run completes it', async () => {
+    const overlay = path.join(work, 'killed-new-checkout');
+    const marker = path.join(work, 'killed-new-checkout.paused');
+    const script = path.join(work, 'killed-new-checkout.smudge.sh');
+    await writeFile(
+      script,
+      `n=$(cat "${marker}.count" 2>/dev/null || echo 0); n=$((n + 1)); echo "$n" > "${marker}.count"\n` +
+        `if [ "$n" -eq 2 ] && [ ! -e "${marker}" ]; then : > "${marker}"; sleep 600; fi\nexec cat\n`,
+    );
+    const attributes = path.join(work, 'killed-new-checkout.attributes');
+    await writeFile(attributes, '*.ebuild filter=pause\n');
+    const env = {
+      GIT_CONFIG_COUNT: '2',
+      GIT_CONFIG_KEY_0: 'filter.pause.smudge',
+      GIT_CONFIG_VALUE_0: `sh ${script}`,
+      GIT_CONFIG_KEY_1: 'core.attributesFile',
+      GIT_CONFIG_VALUE_1: attributes,
+    };
+    const killed = startCli(['bump', '6.2.2', '--overlay', overlay, ...small.flags], { home: small.home, detached: true, env });
+    await waitForFile(marker, killed);
+    killGroup(killed);
+    await killed.done;
+    const again = await runCli(['bump', '6.2.2', '--overlay', overlay, ...small.flags], { home: small.home });
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(await status(overlay, small.home), '', 'files left staged');
     assert.deepEqual(leftovers(overlay), []);
   });
 

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { copyOverlay, smallStackFixture, type SmallStackFixture } from '../helpers/bumped-overlay.js';
 import { git, removeDir, runCli, tempDir } from '../helpers/project.js';
@@ -86,6 +86,26 @@ describe('bump: refused overlays are left byte-identical (exit 4), bad paths are
       assert.equal(await readFile(file, 'utf8'), 'not an overlay\n');
     }
   });
+
+  for (const [what, rel] of [
+    ['a package directory', 'sci-libs/gpulib'],
+    ['eclass/', 'eclass'],
+  ] as const) {
+    it(`refuses ${what} committed as a symlink to a directory outside the overlay, naming it (exit 4), writing nothing there`, async () => {
+      const overlay = copyOverlay(small.overlay, path.join(work, `committed-link-${rel.replace('/', '-')}`));
+      const outside = path.join(work, `outside-${rel.replace('/', '-')}`);
+      await cp(path.join(overlay, rel), outside, { recursive: true });
+      await rm(path.join(overlay, rel), { recursive: true });
+      await symlink(outside, path.join(overlay, rel));
+      await git(overlay, ['add', '-A'], small.home);
+      await git(overlay, ['commit', '-qm', `${rel}: a link`], small.home);
+      const before = await treeDigest(outside);
+      const stderr = await refused(overlay, 4, () => bump(overlay));
+      assert.match(stderr, new RegExp(`${rel}: a symlink to ${outside}, outside the overlay`));
+      assert.doesNotMatch(stderr, /internal error|ELOOP|ENOTDIR|Error:/);
+      assert.equal(await treeDigest(outside), before, 'something was written outside the overlay');
+    });
+  }
 
   describe('ignore rules (.gitignore, info/exclude)', () => {
     it('refuses an ignored file where bump reads or writes (an ebuild), naming it and the rule', async () => {

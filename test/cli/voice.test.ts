@@ -89,7 +89,8 @@ describe('one CLI voice', function () {
   it('ci … --output FILE says what it wrote', async () => {
     const dir = await tempDir();
     try {
-      const r = await runCli(['ci', 'gitlab', '--version', '6.2.2', '--gpu', 'gfx90a', '--gpu', 'gfx1100', '--output', 'ci/rocm.yml'], { cwd: dir });
+      const pin = ['--tool-git', 'https://github.com/example/rocm-ebuild.git', '--tool-commit', '0123456789abcdef0123456789abcdef01234567'];
+      const r = await runCli(['ci', 'gitlab', '--version', '6.2.2', '--gpu', 'gfx90a', '--gpu', 'gfx1100', ...pin, '--output', 'ci/rocm.yml'], { cwd: dir });
       assert.equal(r.code, 0, r.stderr);
       const m = JSON.parse((await runCli(['matrix', '--version', '6.2.2', '--gpu', 'gfx90a', '--gpu', 'gfx1100', '--json'])).stdout) as { jobs: { gfx: string | null }[] };
       const tests = m.jobs.filter((j) => j.gfx !== null).length;

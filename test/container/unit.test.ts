@@ -1,10 +1,11 @@
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { cp } from 'node:fs/promises';
 import path from 'node:path';
 import { classify } from '../../src/container/classify.js';
-import { runCommand, shellLine, type RunSpec } from '../../src/container/command.js';
+import { runCommand, type RunSpec } from '../../src/container/command.js';
+import { shellLine, shellWord } from '../../src/util/argv.js';
 import { gtestCounts, parseGtestXml } from '../../src/container/gtest.js';
 import { junitXml } from '../../src/container/junit.js';
 import { markdownReport } from '../../src/container/markdown.js';
@@ -15,7 +16,7 @@ import { emergedPackages, parsePhases, parseStatus, phasesBySegment, splitConsol
 import { buildReport, reportFileName, reportProblems, type ReportMeta, type RunOutcome } from '../../src/container/report.js';
 import { parseDuration } from '../../src/container/run.js';
 import { TestProgress } from '../../src/container/progress.js';
-import { containerScript, shellWord } from '../../src/container/script.js';
+import { containerScript } from '../../src/container/script.js';
 import { selectGpus } from '../../src/container/select.js';
 import { readTopology } from '../../src/gpu/topology.js';
 import { deviceTablePath, loadDeviceTable } from '../../src/gpu/devices.js';
@@ -44,7 +45,7 @@ function job(plan: TestPlan, over: Partial<ContainerJob> = {}): ContainerJob {
 const spec: RunSpec = {
   engine: 'podman',
   name: 'rocm-ebuild-622-gfx90a-abc123',
-  image: 'gentoo/stage3:amd64-openrc',
+  image: 'docker.io/gentoo/stage3:amd64-openrc',
   devices: [
     { host: '/dev/kfd', container: '/dev/kfd' },
     { host: '/dev/dri/renderD129', container: '/dev/dri/renderD129' },
@@ -79,13 +80,13 @@ describe('container: manifest values that reach the container', () => {
 describe('container: engine command lines', () => {
   it('podman: only the GPU, its groups, the mounts; no --privileged', () => {
     assert.deepEqual(runCommand(spec), [
-      'podman', 'run', '--interactive', '--name', 'rocm-ebuild-622-gfx90a-abc123', '--pull=never', '--rm',
-      '--label', 'io.rocm-ebuild.gfx=gfx90a',
-      '--device', '/dev/kfd', '--device', '/dev/dri/renderD129',
-      '--group-add', '110', '--group-add', '44',
-      '--security-opt', 'seccomp=unconfined',
-      '--volume', '/home/me/rocm-overlay:/var/db/repos/rocm:ro', '--volume', '/var/cache/binpkgs:/var/cache/binpkgs',
-      'gentoo/stage3:amd64-openrc', '/bin/sh', '/rocm-ebuild/run.sh',
+      'podman', 'run', '--interactive', '--name=rocm-ebuild-622-gfx90a-abc123', '--pull=never', '--rm',
+      '--label=io.rocm-ebuild.gfx=gfx90a',
+      '--device=/dev/kfd', '--device=/dev/dri/renderD129',
+      '--group-add=110', '--group-add=44',
+      '--security-opt=seccomp=unconfined',
+      '--volume=/home/me/rocm-overlay:/var/db/repos/rocm:ro', '--volume=/var/cache/binpkgs:/var/cache/binpkgs',
+      '--', 'docker.io/gentoo/stage3:amd64-openrc', '/bin/sh', '/rocm-ebuild/run.sh',
     ]);
   });
 
@@ -96,15 +97,16 @@ describe('container: engine command lines', () => {
 
   it('rootless podman keeps the host groups; --keep drops --rm; no seccomp change without GPU tests; another dev root maps the nodes', () => {
     const argv = runCommand({ ...spec, groups: 'keep-groups', remove: false, seccompUnconfined: false, devices: [{ host: '/tmp/x/dev/kfd', container: '/dev/kfd' }] });
-    assert.ok(argv.join(' ').includes('--device /tmp/x/dev/kfd:/dev/kfd --group-add keep-groups --volume'));
+    assert.ok(argv.join(' ').includes('--device=/tmp/x/dev/kfd:/dev/kfd --group-add=keep-groups --volume'));
     assert.ok(!argv.includes('--rm'));
-    assert.ok(!argv.includes('--security-opt'));
+    assert.ok(!argv.some((a) => a.startsWith('--security-opt')));
   });
 
   it('refuses paths -v cannot carry, and quotes what a shell would split', () => {
     assert.throws(() => runCommand({ ...spec, mounts: [{ host: '/a:b', container: '/x', readOnly: true }] }), /cannot be bind-mounted/);
     assert.throws(() => runCommand({ ...spec, mounts: [{ host: 'relative', container: '/x', readOnly: true }] }), /cannot be bind-mounted/);
     assert.equal(shellLine(['podman', 'run', '--label', 'a=b c', "it's"]), "podman run --label 'a=b c' 'it'\\''s'");
+    assert.throws(() => runCommand({ ...spec, image: '--privileged' }), /is not an image reference/);
   });
 });
 
@@ -285,7 +287,7 @@ describe('container: reports', function () {
     amdgpuTargets: 'gfx90a',
     device: { gfx: 'gfx90a', renderNode: '/dev/dri/renderD128', name: 'AMD Instinct MI210' },
     engine: { name: 'podman', version: '4.3.1' },
-    image: 'gentoo/stage3:amd64-openrc',
+    image: 'docker.io/gentoo/stage3:amd64-openrc',
     started: '2024-10-01T10:00:00.000Z',
     ended: '2024-10-01T11:02:00.000Z',
   };
@@ -308,7 +310,7 @@ describe('container: reports', function () {
     assert.deepEqual([prim.result, prim.failureClass], ['not-run', 'oom']);
     assert.match(prim.message!, /^not run: dependency llvm-core\/llvm-18\.1\.8 failed: the compiler was killed/);
     const md = markdownReport(report);
-    assert.match(md, /^#### ROCm 6\.2\.2 on gfx90a: failed\n\nAMD Instinct MI210, podman 4\.3\.1, `gentoo\/stage3:amd64-openrc`, full tests, 1 h 02 min\n/);
+    assert.match(md, /^#### ROCm 6\.2\.2 on gfx90a: failed\n\nAMD Instinct MI210, podman 4\.3\.1, `docker\.io\/gentoo\/stage3:amd64-openrc`, full tests, 1 h 02 min\n/);
     assert.match(md, /\| `llvm-core\/llvm-18\.1\.8` \(dependency\) \| \*\*failed\*\* \| compile \|/);
     const dir = await tempDir();
     try {
@@ -479,11 +481,11 @@ describe('container: test --dry-run', function () {
   it('prints one engine command line per container and runs nothing, even with no engine installed', async () => {
     const r = await runCli([...base(), '--gpu', 'all'], { env: { ...host.env, PATH: noEngine } });
     assert.equal(r.code, 0, r.stderr);
-    const lines = r.stdout.trim().split('\n');
+    const lines = r.stdout.trim().split('\n').filter((l) => !l.startsWith('#'));
     assert.equal(lines.length, 3);
-    assert.ok(lines.every((l) => l.startsWith('podman run --interactive --name rocm-ebuild-622-gfx')));
+    assert.ok(lines.every((l) => l.startsWith('podman run --interactive --name=rocm-ebuild-622-gfx')));
     assert.match(r.stderr, /podman is not installed: the commands are shown/);
-    assert.match(lines[1]!, /--device \S+\/dev\/dri\/renderD136:\/dev\/dri\/renderD136 /);
+    assert.match(lines[1]!, /--device=\S+\/dev\/dri\/renderD136:\/dev\/dri\/renderD136 /);
     assert.deepEqual(spawnSync('ls', [path.join(work)]).stdout.toString().trim().split('\n'), ['overlay', 'tree'], 'nothing written');
   });
 
@@ -495,7 +497,7 @@ describe('container: test --dry-run', function () {
       a[a.indexOf('--overlay') + 1] = copy;
       const r = await runCli([...a, '--gpu', 'gfx1030'], { env: { ...host.env, PATH: noEngine } });
       assert.equal(r.code, 0, r.stderr);
-      assert.ok(r.stdout.includes(` --volume ${copy}:/var/db/repos/rocm:ro `), r.stdout);
+      assert.ok(r.stdout.includes(` --volume=${copy}:/var/db/repos/rocm:ro `), r.stdout);
     } finally {
       await removeDir(copy);
     }
@@ -507,7 +509,7 @@ describe('container: test --dry-run', function () {
     const out = JSON.parse(r.stdout) as { commands: string[]; dryRun: boolean; engine: { name: string } };
     assert.equal(out.dryRun, true);
     assert.equal(out.engine.name, 'docker');
-    assert.match(out.commands[0]!, /^docker run --interactive --name rocm-ebuild-622-gfx1030-[0-9a-f]{6} --pull=never --rm /);
+    assert.match(out.commands[0]!, /^docker run --interactive --name=rocm-ebuild-622-gfx1030-[0-9a-f]{6} --pull=never --rm /);
   });
 
   it('runs not even the engine: with podman installed, --dry-run picks it from PATH and never executes it', async () => {
@@ -524,6 +526,74 @@ describe('container: test --dry-run', function () {
       assert.match(out.commands[0]!, /^podman run /);
       assert.equal(existsSync(calls), false, 'podman was run');
       assert.doesNotMatch(r.stderr, /not installed/);
+    } finally {
+      await removeDir(fakeEngine);
+    }
+  });
+
+  it('--dry-run needs no ::gentoo tree (it mounts nothing) and shows the files each container would get', async () => {
+    const a = base();
+    a[a.indexOf('--tree') + 1] = path.join(work, 'no-such-tree');
+    const r = await runCli([...a, '--gpu', 'gfx1100'], { env: { ...host.env, PATH: noEngine } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /no-such-tree is not a ::gentoo checkout .*: a real run refuses it/);
+    const commands = r.stdout.trim().split('\n').filter((l) => !l.startsWith('#'));
+    assert.equal(commands.length, 1);
+    assert.match(r.stdout, /^# --- setup\/make\.conf: appended to \/etc\/portage\/make\.conf ---\n(#.*\n)*# {3}AMDGPU_TARGETS="gfx1100"$/m);
+    assert.match(r.stdout, /^# --- setup\/conf\/package\.use: \/etc\/portage\/package\.use\/rocm-ebuild ---\n(#.*\n)*# {3}\*\/\* AMDGPU_TARGETS: -\* gfx1100$/m);
+    assert.match(r.stdout, /^# --- setup\/conf\/package\.env: .* ---\n(#.*\n)*# {3}sci-libs\/rocPRIM rocm-ebuild\/sci-libs_rocPRIM\.conf$/m);
+    assert.match(r.stdout, /^# --- setup\/env\/rocm-ebuild\/sci-libs_rocPRIM\.conf: \/etc\/portage\/env\/rocm-ebuild\/sci-libs_rocPRIM\.conf ---\n# {3}#.*\n# {3}FEATURES="test"$/m);
+    assert.match(r.stdout, /^# --- setup\/run\.sh: the script the container runs ---$/m);
+    const json = JSON.parse((await runCli([...a, '--gpu', 'gfx1100', '--json'], { env: { ...host.env, PATH: noEngine } })).stdout) as { containers: { setup: Record<string, string> }[] };
+    assert.match(json.containers[0]!.setup['make.conf']!, /^AMDGPU_TARGETS="gfx1100"$/m);
+    assert.deepEqual(spawnSync('ls', [path.join(work)]).stdout.toString().trim().split('\n'), ['overlay', 'tree'], 'nothing written');
+  });
+
+  it('an --image that is not an image reference never reaches the engine, in a dry run or a real one (exit 2)', async () => {
+    const fakeEngine = await tempDir();
+    try {
+      const calls = path.join(fakeEngine, 'calls');
+      writeFileSync(path.join(fakeEngine, 'podman'), `#!/bin/sh\nprintf '%s\\037' "$@" >> '${calls}'\nprintf '\\036' >> '${calls}'\necho 4.3.1\n`, { mode: 0o755 });
+      symlinkSync(path.join(noEngine, 'git'), path.join(fakeEngine, 'git'));
+      for (const image of ['--privileged', '--privileged=true', '-v/:/host', 'docker.io/gentoo/stage3 --privileged', 'Gentoo/Stage3']) {
+        for (const dry of [true, false]) {
+          const a = base().filter((x) => dry || x !== '--dry-run');
+          const r = await runCli([...a, '--gpu', 'gfx90a', `--image=${image}`], { env: { ...host.env, PATH: fakeEngine } });
+          assert.equal(r.code, 2, `${JSON.stringify(image)} ${dry ? 'dry' : 'real'}: ${r.stdout}${r.stderr}`);
+          // oclif itself refuses a value that looks like a short option; every other one is ours to refuse.
+          assert.match(r.stderr, image.startsWith('-v') ? /Flag --image expects a value/ : /is not an image reference such as docker\.io\/gentoo\/stage3:amd64-openrc/);
+          assert.doesNotMatch(r.stdout, /privileged/);
+        }
+      }
+      assert.equal(existsSync(calls), false, 'the engine was run');
+    } finally {
+      await removeDir(fakeEngine);
+    }
+  });
+
+  it('the engine gets what the README promises: one GPU, no privileges, the image after --', async () => {
+    const fakeEngine = await tempDir();
+    try {
+      const calls = path.join(fakeEngine, 'calls');
+      writeFileSync(path.join(fakeEngine, 'podman'), `#!/bin/sh\nprintf '%s\\037' "$@" >> '${calls}'\nprintf '\\036' >> '${calls}'\necho 4.3.1\n`, { mode: 0o755 });
+      symlinkSync(path.join(noEngine, 'git'), path.join(fakeEngine, 'git'));
+      const a = base().filter((x) => x !== '--dry-run');
+      a[a.indexOf('--report-dir') + 1] = path.join(fakeEngine, 'reports');
+      const r = await runCli([...a, '--gpu', 'gfx1100'], { env: { ...host.env, PATH: fakeEngine } });
+      assert.ok(r.code === 0 || r.code === 6, `${r.code}: ${r.stderr}`);
+      const argvs = readFileSync(calls, 'utf8').split('\x1e').filter(Boolean).map((c) => c.split('\x1f').slice(0, -1));
+      const exists = argvs.find((v) => v[0] === 'image');
+      assert.deepEqual(exists, ['image', 'exists', '--', 'docker.io/gentoo/stage3:amd64-openrc']);
+      const run = argvs.find((v) => v[0] === 'run')!;
+      const end = run.indexOf('--');
+      assert.deepEqual(run.slice(end + 1), ['docker.io/gentoo/stage3:amd64-openrc', '/bin/sh', '/rocm-ebuild/run.sh']);
+      const options = run.slice(1, end);
+      assert.ok(options.every((o) => /^--[a-z-]+(=|$)/.test(o)), `a value as a word of its own: ${JSON.stringify(options)}`);
+      assert.deepEqual(options.filter((o) => o.startsWith('--device')).map((o) => o.replace(host.dev, '$DEV')), ['--device=$DEV/dev/kfd:/dev/kfd', '--device=$DEV/dev/dri/renderD136:/dev/dri/renderD136']);
+      assert.ok(!options.some((o) => /^--(privileged|cap-add|pid|ipc|network=host|userns|security-opt=(?!seccomp=unconfined$))/.test(o)), JSON.stringify(options));
+      assert.deepEqual(options.filter((o) => o.startsWith('--volume')).map((o) => o.split(':').slice(1).join(':')), [
+        '/var/db/repos/rocm:ro', '/var/db/repos/gentoo:ro', '/var/cache/distfiles', '/var/cache/binpkgs', '/var/log/rocm-ebuild', '/rocm-ebuild:ro',
+      ]);
     } finally {
       await removeDir(fakeEngine);
     }
@@ -587,7 +657,7 @@ describe('container: test --dry-run', function () {
     const missing = await runCli([...base(), 'hipCUB'], { env: host.env });
     assert.equal(missing.code, 4);
     assert.match(missing.stderr, /lacks the ebuilds under test: sci-libs\/hipCUB-6\.2\.2/);
-    const a = base();
+    const a = base().filter((x) => x !== '--dry-run');
     a[a.indexOf('--tree') + 1] = work;
     const tree = await runCli(a, { env: host.env });
     assert.equal(tree.code, 2);

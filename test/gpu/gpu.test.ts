@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cdiSpec } from '../../src/gpu/cdi.js';
 import { deviceTablePath, loadDeviceTable } from '../../src/gpu/devices.js';
@@ -139,6 +140,31 @@ describe('gpu: KFD topology', function () {
     assert.match(t.gpus[3]!.problems.join(), /device id 0x7fff is not in the device table/);
     assert.match(t.problems.join(), /nodes\/5\/properties cannot be read/);
   });
+
+  for (const [what, make] of [
+    ['a FIFO with no writer', (file: string) => execFileSync('mkfifo', [file])],
+    ['a link to /dev/zero', (file: string) => symlinkSync('/dev/zero', file)],
+  ] as const) {
+    it(`a properties file that is ${what} is reported, and gpu list does not wait on it`, async () => {
+      const h = await host('workstation');
+      const sysfs = await tempDir('rocm-ebuild-sysfs-');
+      try {
+        cpSync(h.sysfs, sysfs, { recursive: true });
+        const nodes = path.join(sysfs, 'sys/class/kfd/kfd/topology/nodes');
+        rmSync(path.join(nodes, '3', 'properties'));
+        make(path.join(nodes, '3', 'properties'));
+        rmSync(path.join(nodes, '2', 'mem_banks', '0', 'properties'));
+        make(path.join(nodes, '2', 'mem_banks', '0', 'properties'));
+        const r = await runCli(['gpu', 'list', '--version', '6.2.2', '--json'], { env: { ...h.env, ROCM_EBUILD_SYSFS_ROOT: sysfs }, killAfterMs: 20_000 });
+        assert.equal(r.code, 0, r.stderr);
+        const list = JSON.parse(r.stdout) as { gpus: { gfx: string }[]; topology: { problems: string[] } };
+        assert.deepEqual(list.gpus.map((g) => g.gfx), ['gfx90a', 'gfx1030']);
+        assert.match(list.topology.problems.join('\n'), /nodes\/3\/properties cannot be read: (a FIFO|a character device), not a regular file/);
+      } finally {
+        await removeDir(sysfs);
+      }
+    });
+  }
 
   it('no KFD at all says what was looked at', async () => {
     const dir = await tempDir();

@@ -37,16 +37,27 @@ export interface CliResult {
  * The real CLI in a child process, with a private git identity and no
  * inherited GIT_* variables, so tests neither read nor write the user's config.
  */
-export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; home?: string; bin?: string; input?: string } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; home?: string; bin?: string; input?: string; killAfterMs?: number } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...gitEnv(options.home), ...options.env };
     const child = spawn(process.execPath, [options.bin ?? bin, ...args], { cwd: options.cwd ?? root, env });
     let stdout = '';
     let stderr = '';
+    // A hostile-input test whose command would hang: killed, and reported as such, instead of outliving the test.
+    const killer = options.killAfterMs === undefined ? undefined : setTimeout(() => {
+      stderr += `\n[killed by the test after ${options.killAfterMs} ms]`;
+      child.kill('SIGKILL');
+    }, options.killAfterMs);
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.on('close', (code) => {
+      if (killer) clearTimeout(killer);
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
     // Standard input is a pipe: given text, written and closed.
     if (options.input !== undefined) child.stdin.end(options.input);
   });

@@ -94,6 +94,35 @@ describe('malformed manifests: each a located error with a hint (exit 2)', funct
     ]);
   });
 
+  it('a symlink loop, as a component file or as stack.yaml, is a located error from every command (exit 2), not exit 1', async () => {
+    const dir = await fixture({});
+    await symlink('loop-b.yaml', path.join(dir, 'components', 'loop-a.yaml'));
+    await symlink('loop-a.yaml', path.join(dir, 'components', 'loop-b.yaml'));
+    for (const args of [['validate', dir], ['graph', '--version', '6.2.2', '--manifest', dir], ['render', 'gpulib', '--version', '6.2.2', '--manifest', dir]]) {
+      const r = await runCli(args);
+      assert.equal(r.code, 2, `${args[0]}: ${r.stderr}`);
+      assert.match(r.stderr, /components\/loop-a\.yaml: \$: the file is a symbolic link loop\n {4}hint: point the link at a real file, or remove it/, args[0]);
+      assert.doesNotMatch(r.stderr, /ELOOP|Error:/);
+    }
+    const whole = await fixture({});
+    await unlink(path.join(whole, 'stack.yaml'));
+    await symlink('stack.yaml', path.join(whole, 'stack.yaml'));
+    const r = await runCli(['validate', path.join(whole, 'stack.yaml')]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /stack\.yaml: \$: the file is a symbolic link loop/);
+  });
+
+  it('a license of 200,000 characters is checked in linear time: validate and render finish', async () => {
+    // Twice the length that took 103 s: a quadratic check would need minutes, a linear one needs about a second.
+    const long = `MIT ${'A'.repeat(200_000)} benchmark? ( GPL-2 )`;
+    const dir = await fixture(edit('components/gpulib.yaml', 'license: MIT\n', `license: ${long}\n`));
+    const v = await runCli(['validate', dir], { killAfterMs: 60_000 });
+    assert.equal(v.code, 0, v.stderr.slice(0, 500));
+    const r = await runCli(['render', 'gpulib', '--version', '6.2.2', '--manifest', dir], { killAfterMs: 60_000 });
+    assert.equal(r.code, 0, r.stderr.slice(0, 500));
+    assert.ok(r.stdout.includes(`LICENSE="${long}"`));
+  });
+
   it('an unquoted release key 6.10, which YAML reads as the number 6.1', async () => {
     const dir = await fixture(edit('stack.yaml', '  "6.3.0": {', '  6.10: { llvm_slot: 19, python_compat: "python3_{10..13}" }\n  "6.3.0": {'));
     assert.deepEqual(await refused(dir), [

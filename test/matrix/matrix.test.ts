@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv } from 'ajv';
@@ -17,6 +17,8 @@ import { fakeHost, type FakeHost } from '../gpu/fake-host.js';
 const fixtures = path.join(root, 'test', 'fixtures');
 const update = process.env.UPDATE_GOLDEN === '1';
 const TWO = ['gfx90a', 'gfx1100'];
+/** The rocm-ebuild the generated jobs install: a git repository at a full commit id. */
+const PIN = ['--tool-git', 'https://github.com/example/rocm-ebuild.git', '--tool-commit', '0123456789abcdef0123456789abcdef01234567'];
 /** ROCm 6.2's six default-on targets. */
 const SIX = ['gfx906', 'gfx908', 'gfx90a', 'gfx942', 'gfx1030', 'gfx1100'];
 
@@ -44,9 +46,9 @@ describe('matrix and ci: emitted pipelines', function () {
     for (const [n, gfx] of [['2', TWO], ['6', SIX]] as const) {
       const gpus = gfx.flatMap((g) => ['--gpu', g]);
       const runs = await Promise.all([
-        runCli(['ci', 'github', '--version', '6.2.2', ...gpus]),
-        runCli(['ci', 'gitlab', '--version', '6.2.2', ...gpus]),
-        runCli(['ci', 'k8s', '--version', '6.2.2', ...gpus, '--repo', 'https://example.org/rocm-overlay.git']),
+        runCli(['ci', 'github', '--version', '6.2.2', ...gpus, ...PIN]),
+        runCli(['ci', 'gitlab', '--version', '6.2.2', ...gpus, ...PIN]),
+        runCli(['ci', 'k8s', '--version', '6.2.2', ...gpus, '--repo', 'https://example.org/rocm-overlay.git', ...PIN]),
       ]);
       for (const [i, engine] of ['github', 'gitlab', 'k8s'].entries()) {
         assert.equal(runs[i]!.code, 0, runs[i]!.stderr);
@@ -99,7 +101,7 @@ describe('matrix and ci: emitted pipelines', function () {
   it('Kubernetes nodes can be chosen by a label the user names; a file is written whole with --output', async () => {
     const dir = await tempDir();
     try {
-      const r = await runCli(['ci', 'k8s', '--version', '6.2.2', '--gpu', 'gfx1100', '--repo', 'https://example.org/o.git', '--node-label', 'rocm.gentoo.org/gfx', '--output', 'jobs/rocm.yaml', '--json'], { cwd: dir });
+      const r = await runCli(['ci', 'k8s', '--version', '6.2.2', '--gpu', 'gfx1100', '--repo', 'https://example.org/o.git', '--node-label', 'rocm.gentoo.org/gfx', '--output', 'jobs/rocm.yaml', '--json', ...PIN], { cwd: dir });
       assert.equal(r.code, 0, r.stderr);
       const text = readFileSync(path.join(dir, 'jobs', 'rocm.yaml'), 'utf8');
       assert.equal((JSON.parse(r.stdout) as { text: string }).text, text);
@@ -113,7 +115,7 @@ describe('matrix and ci: emitted pipelines', function () {
     const r = await runCli(['matrix', '--version', '6.2.2', '--gpu', 'gfx1200']);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /gfx1200 is not in ROCm 6\.2\.2's target policy/);
-    const l = await runCli(['ci', 'github', '--version', '6.2.2', '--label-scheme', 'gpu']);
+    const l = await runCli(['ci', 'github', '--version', '6.2.2', '--label-scheme', 'gpu', ...PIN]);
     assert.equal(l.code, 2);
     assert.match(l.stderr, /must contain \{gfx\}/);
     for (const c of [['matrix'], ['ci', 'github'], ['ci', 'gitlab'], ['ci', 'k8s']]) {
@@ -192,22 +194,170 @@ describe('ci github: the emitted test step is a command rocm-ebuild accepts', fu
   it('every matrix entry of the test job, and the base job, pass test --dry-run', async () => {
     const r = await runCli(['ci', 'github', '--version', '6.2.2', '--gpu', 'gfx90a', '--gpu', 'gfx1100', '--tool', `${process.execPath} ${path.join(root, 'bin', 'run.js')}`]);
     assert.equal(r.code, 0, r.stderr);
-    const wf = parse(r.stdout) as { jobs: { base: { steps: { run?: string; name?: string }[] }; test: { strategy: { matrix: { include: Record<string, string>[] } }; steps: { run?: string; name?: string }[] } } };
-    const step = wf.jobs.test.steps.find((s) => s.name === 'rocm-ebuild test')!.run!;
+    const wf = parse(r.stdout) as { jobs: { base: { steps: { run?: string; name?: string }[] }; test: { strategy: { matrix: { include: Record<string, string>[] } }; steps: { run?: string; name?: string; env?: Record<string, string> }[] } } };
+    const step = wf.jobs.test.steps.find((s) => s.name === 'rocm-ebuild test')!;
     const baseStep = wf.jobs.base.steps.find((s) => s.run?.includes(' test '))!.run!;
-    const lines: { label: string; line: string }[] = wf.jobs.test.strategy.matrix.include.map((entry) => ({
+    // GitHub puts the matrix values into the step's environment; the shell splits $ATOMS and $ARGS.
+    const lines: { label: string; line: string; env: Record<string, string> }[] = wf.jobs.test.strategy.matrix.include.map((entry) => ({
       label: entry.id!,
-      line: step.replace(/\$\{\{ matrix\.(\w+) \}\}/g, (_, k: string) => entry[k] ?? ''),
+      line: step.run!,
+      env: Object.fromEntries(Object.entries(step.env!).map(([k, v]) => [k, v.replace(/\$\{\{ matrix\.(\w+) \}\}/, (_, m: string) => entry[m] ?? '')])),
     }));
-    lines.push({ label: 'base', line: baseStep });
-    for (const { label, line } of lines) {
-      const command = `${line.replace(/\$\{\{ github\.workspace \}\}/g, path.join(work, 'overlay'))} --tree ${path.join(work, 'overlay')}/.. --dry-run`;
-      // The tree stand-in: a directory whose profiles/repo_name says gentoo.
-      mkdirSync(path.join(work, 'profiles'), { recursive: true });
-      writeFileSync(path.join(work, 'profiles', 'repo_name'), 'gentoo\n');
-      const res = spawnSync('bash', ['-c', command], { cwd: work, env: { ...process.env, ...host.env, NO_COLOR: '1' }, encoding: 'utf8' });
+    lines.push({ label: 'base', line: baseStep, env: {} });
+    for (const { label, line, env } of lines) {
+      assert.doesNotMatch(line, /\$\{\{/, 'an expression in a script');
+      const command = `${line} --tree ${path.join(work, 'overlay')}/.. --dry-run`;
+      const res = spawnSync('bash', ['-c', command], { cwd: work, env: { ...process.env, ...host.env, ...env, GITHUB_WORKSPACE: path.join(work, 'overlay'), NO_COLOR: '1' }, encoding: 'utf8' });
       assert.equal(res.status, 0, `${label}: ${command}\n${res.stderr}`);
-      assert.match(res.stdout.trim(), /^\/bin\/sh \S+\/reports\/(gfx90a|gfx1100|no-gpu)\/setup\/run\.sh$/, label);
+      assert.match(res.stdout.trim().split('\n').filter((l) => !l.startsWith('#')).join('\n'), /^\/bin\/sh \S+\/reports\/(gfx90a|gfx1100|no-gpu)\/setup\/run\.sh$/, label);
+    }
+  });
+});
+
+describe('ci: values from flags and the manifest never shape the generated definitions', function () {
+  this.timeout(180_000);
+  const GFX = ['--version', '6.2.2', '--gpu', 'gfx90a'];
+  const REPO = ['--repo', 'https://example.org/rocm-overlay.git'];
+  const engines: [string, string[]][] = [
+    ['github', []],
+    ['gitlab', []],
+    ['k8s', REPO],
+  ];
+
+  it('refuses to generate without a pinned rocm-ebuild, and names the ways to pin one (exit 2)', async () => {
+    for (const [engine, extra] of engines) {
+      const r = await runCli(['ci', engine, ...GFX, ...extra]);
+      assert.equal(r.code, 2, `${engine}: ${r.stdout}`);
+      assert.match(r.stderr, /the jobs need rocm-ebuild, and no source for it was given; pin the rocm-ebuild the jobs run: --tool-git URL --tool-commit COMMIT/);
+      assert.equal(r.stdout, '');
+    }
+    const refusals: [string[], RegExp][] = [
+      [['--tool-git', 'https://github.com/example/rocm-ebuild.git'], /--tool-commit is missing/],
+      [['--tool-git', 'https://github.com/example/rocm-ebuild.git', '--tool-commit', 'main'], /--tool-commit "main": the full commit id/],
+      [['--tool-git', 'https://github.com/example/rocm-ebuild.git', '--tool-commit', '0123456'], /the full commit id/],
+      [['--tool-git', '--upload-pack=touch /tmp/x', '--tool-commit', PIN[3]!], /is not a git URL/],
+      [['--tool-git', 'ext::sh -c touch% /tmp/x', '--tool-commit', PIN[3]!], /is not a git URL/],
+      [['--tool-tarball', 'https://example.org/rocm-ebuild.tar.gz'], /--tool-sha256 is missing/],
+      [['--tool-tarball', 'http://example.org/rocm-ebuild.tar.gz', '--tool-sha256', 'a'.repeat(64)], /is not an https URL/],
+      [['--tool-commit', PIN[3]!], /--tool-commit needs --tool-git/],
+      [['--tool', 'rocm-ebuild', ...PIN], /name two sources of rocm-ebuild/],
+      [['--tool', 'rocm-ebuild ${{ github.token }}'], /without control characters or \$\{\{ \}\} expressions/],
+      [['--tool', 'rocm-ebuild\u2028evil: true'], /without control characters/],
+    ];
+    for (const [flags, message] of refusals) {
+      const r = await runCli(['ci', 'github', ...GFX, ...flags]);
+      assert.equal(r.code, 2, `${flags.join(' ')}: ${r.stdout}`);
+      assert.match(r.stderr, message, flags.join(' '));
+    }
+  });
+
+  it('the header says what the jobs run and how to change it; a pinned tarball is checked before it is unpacked', async () => {
+    const sha = 'ab'.repeat(32);
+    const r = await runCli(['ci', 'gitlab', ...GFX, '--tool-tarball', 'https://example.org/rocm-ebuild-0123456.tar.gz', '--tool-sha256', sha]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^# Jobs run rocm-ebuild from https:\/\/example\.org\/rocm-ebuild-0123456\.tar\.gz \(SHA-256 (ab){32}\),$/m);
+    assert.match(r.stdout, /^# Another rocm-ebuild for the jobs: --tool-git URL --tool-commit COMMIT,$/m);
+    const pipeline = parse(r.stdout) as { '.rocm-ebuild': { before_script: string[] } };
+    const steps = pipeline['.rocm-ebuild'].before_script;
+    const fetched = steps.findIndex((s) => s.startsWith('wget '));
+    const checked = steps.findIndex((s) => s.includes('sha256sum -c -'));
+    const unpacked = steps.findIndex((s) => s.startsWith('tar '));
+    assert.ok(fetched >= 0 && fetched < checked && checked < unpacked, JSON.stringify(steps));
+    assert.equal(steps[fetched], 'wget -q -O .rocm-ebuild-tool.tar.gz -- https://example.org/rocm-ebuild-0123456.tar.gz');
+    assert.doesNotMatch(r.stdout, /npx|rocm-ebuild@/);
+    const git = await runCli(['ci', 'k8s', ...GFX, ...REPO, ...PIN]);
+    assert.match(git.stdout, /^# Jobs run rocm-ebuild from https:\/\/github\.com\/example\/rocm-ebuild\.git at commit 0123456789abcdef0123456789abcdef01234567,$/m);
+    assert.match(git.stdout, /git -C \.rocm-ebuild-tool fetch -q --depth=1 -- https:\/\/github\.com\/example\/rocm-ebuild\.git 0123456789abcdef0123456789abcdef01234567 && git -C \.rocm-ebuild-tool checkout -q --detach 0123456789abcdef0123456789abcdef01234567 -- && npm --prefix \.rocm-ebuild-tool ci/);
+  });
+
+  it('hostile flag values are refused before anything is written (exit 2), with no line of YAML on stdout', async () => {
+    const pod = '\n---\napiVersion: v1\nkind: Pod\nmetadata: { name: x }\nspec: { hostPID: true, containers: [{ name: x, image: busybox, securityContext: { privileged: true } }] }\n';
+    const cases: [string, string[]][] = [
+      ['k8s', ['--claim', `rocm-ebuild${pod}`]],
+      ['k8s', ['--claim', 'rocm-ebuild\u2028x']],
+      ['k8s', ['--namespace', `ci${pod}`]],
+      ['k8s', ['--node-label', 'rocm.gentoo.org/gfx\u0085x: y']],
+      ['k8s', ['--repo', '--upload-pack=touch /tmp/pwned']],
+      ['k8s', ['--repo', '-ccore.sshCommand=touch /tmp/pwned']],
+      ['k8s', ['--repo', 'https://example.org/o.git; touch /tmp/pwned']],
+      ['k8s', ['--repo', 'ext::sh -c touch% /tmp/pwned']],
+      ['github', ['--image', '${{ secrets.GITHUB_TOKEN }}']],
+      ['github', ['--image', 'docker.io/gentoo/stage3:amd64-openrc\u2028  evil: true']],
+      ['github', ['--image', '--privileged']],
+      ['github', ['--label-scheme', 'rocm-{gfx}\u0085']],
+      ['github', ['--label-scheme', '${{ github.actor }}-{gfx}']],
+      ['github', ['--base-runner', 'self-hosted,linux\u2028x']],
+      ['gitlab', ['--image', 'docker.io/gentoo/stage3:amd64-openrc\u0085evil: true']],
+      ['gitlab', ['--tool', 'rocm-ebuild\u0085job: {script: [id]}']],
+      ['gitlab', ['--base-runner', 'rocm cpu']],
+    ];
+    for (const [engine, flags] of cases) {
+      const extra = engine === 'k8s' && !flags.includes('--repo') ? REPO : [];
+      const r = await runCli(['ci', engine, ...GFX, ...extra, ...PIN.filter((_, i) => !(flags.includes('--tool') && i < 4)), ...flags]);
+      assert.equal(r.code, 2, `${engine} ${JSON.stringify(flags)}: ${r.stdout.slice(0, 300)}`);
+      assert.equal(r.stdout, '', `${engine} ${JSON.stringify(flags)}`);
+      assert.doesNotMatch(r.stderr, /[\u0085\u2028]|\n---\n/, 'the value reached the terminal as it was');
+    }
+  });
+
+  it('a comment cannot be left: the header holds every flag, escaped, and parses as one document to YAML 1.1 and 1.2', async () => {
+    // A flag whose value is not checked (a manifest path) still reaches the header's regenerate line.
+    const odd = path.join(await tempDir(), 'man\u2028ifest\u0085dir');
+    mkdirSync(odd, { recursive: true });
+    for (const f of ['stack.yaml', 'targets.yaml', 'devices.yaml', 'external', 'components']) execFileSync('cp', ['-r', path.join(root, 'manifest', f), odd]);
+    try {
+      for (const [engine, extra] of engines) {
+        const r = await runCli(['ci', engine, ...GFX, ...extra, ...PIN, '--manifest', odd]);
+        assert.equal(r.code, 0, `${engine}: ${r.stderr}`);
+        assert.doesNotMatch(r.stdout, /[\u0085\u2028\u2029]/, engine);
+        assert.match(r.stdout, /^# {3}rocm-ebuild ci \S+ .*man\\u2028ifest\\x85dir/m);
+        for (const version of ['1.1', '1.2'] as const) {
+          const docs = parseAllDocuments(r.stdout, { version });
+          assert.ok(docs.every((d) => d.errors.length === 0), `${engine} YAML ${version}: ${docs.flatMap((d) => d.errors).join('; ')}`);
+          assert.equal(docs.length, engine === 'k8s' ? 6 : 1, `${engine} YAML ${version}`);
+        }
+      }
+    } finally {
+      await removeDir(path.dirname(odd));
+    }
+  });
+
+  it('what the jobs run: only the stage3 image, git after --, expressions only where the emitter puts them', async () => {
+    const k8s = parseAllDocuments((await runCli(['ci', 'k8s', ...GFX, ...REPO, ...PIN])).stdout).map((d) => d.toJS() as { spec: { template: { spec: { initContainers?: { image: string; command: string[] }[]; containers: { image: string; command: string[] }[] } } } });
+    for (const d of k8s) {
+      const containers = [...(d.spec.template.spec.initContainers ?? []), ...d.spec.template.spec.containers];
+      assert.deepEqual([...new Set(containers.map((c) => c.image))], ['docker.io/gentoo/stage3:amd64-openrc'], 'a helper image runs on the GPU nodes');
+      const script = d.spec.template.spec.containers[0]!.command[2]!;
+      assert.match(script, / && git clone -q --depth=1 -- https:\/\/example\.org\/rocm-overlay\.git \/work\/overlay && /);
+    }
+    const gl = parse((await runCli(['ci', 'gitlab', ...GFX, ...PIN])).stdout) as Record<string, { image?: string }>;
+    assert.deepEqual([...new Set(Object.values(gl).map((j) => j?.image).filter(Boolean))], ['docker.io/gentoo/stage3:amd64-openrc'], 'a job runs another image');
+    const gh = (await runCli(['ci', 'github', ...GFX, ...PIN])).stdout;
+    const places: string[] = [];
+    const walk = (v: unknown, at: string): void => {
+      if (typeof v === 'string' && v.includes('${{')) places.push(at);
+      else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${at}[${i}]`));
+      else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, `${at}.${k}`);
+    };
+    walk(parse(gh), '$');
+    for (const p of places) assert.match(p, /^\$\.(concurrency\.group|jobs\.test\.runs-on\[3\]|jobs\.\w+\.steps\[\d+\]\.(if|env\.(ATOMS|GFX|ARGS)|with\.name))$/, `an expression at ${p}`);
+    assert.ok(!places.some((p) => p.endsWith('.run')), 'an expression inside a script');
+  });
+
+  it('a device table with a hostile id is a located manifest error (exit 2), not an internal one', async () => {
+    const dir = await tempDir();
+    try {
+      execFileSync('cp', ['-r', `${path.join(root, 'manifest')}/.`, dir]);
+      const devices = readFileSync(path.join(dir, 'devices.yaml'), 'utf8');
+      for (const id of ['"740f\\n"', '"${{ github.token }}"', "'740f\\u2028'"]) {
+        writeFileSync(path.join(dir, 'devices.yaml'), devices.replace(/id: "?740f"?/, `id: ${id}`));
+        const r = await runCli(['ci', 'k8s', ...GFX, ...REPO, ...PIN, '--manifest', dir]);
+        assert.equal(r.code, 2, `${id}: ${r.stderr}`);
+        assert.match(r.stderr, /devices\.yaml:\d+:\d+: \$\.devices\[\d+\]\.id: /);
+        assert.doesNotMatch(r.stderr, /DeviceTableError|internal error/);
+      }
+    } finally {
+      await removeDir(dir);
     }
   });
 });

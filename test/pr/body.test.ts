@@ -1,8 +1,10 @@
 import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
+import { symlinkSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { BodyData } from '../../src/pr/body.js';
-import { root } from '../helpers/project.js';
+import { root, runCli } from '../helpers/project.js';
 import { bareBin, commitAll, git, prCli, prFixture, signed, workClone, type PrFixture } from './support.js';
 
 const fixtures = path.join(root, 'test', 'fixtures', 'pr');
@@ -106,6 +108,34 @@ describe('pr body', function () {
     assert.ok(!r.stdout.includes('<img'), r.stdout);
     assert.match(r.stdout, /^- README\.md: &lt;img src=x onerror=alert\(1\)&gt; \\\| \\\*bold\\\* \\`code\\`$/m);
   });
+
+  it('neutralises what commit text would make GitHub or a terminal do: bidi overrides, @mentions, __emphasis__', async () => {
+    const dir = await workClone(f, 'body-mentions');
+    await writeFile(path.join(dir, 'README.md'), 'changed again\n');
+    await commitAll(dir, f.home, signed('README.md: thanks @gentoo/sci and @ada, see __init__ \u202Egnp.exe\u202C'));
+    const r = await prCli(f, ['body', '--overlay', dir, '--range', 'HEAD~1', '--json'], { env });
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as { title: string; body: string };
+    for (const text of [out.title, out.body]) assert.doesNotMatch(text, /[\u202a-\u202e\u2066-\u2069]/, 'a bidirectional control survived');
+    assert.match(out.body, /^- README\.md: thanks `@gentoo\/sci` and `@ada`, see \\_\\_init\\_\\_ \uFFFDgnp\.exe\uFFFD$/m);
+    assert.doesNotMatch(out.body.replace(/`@[^`]*`/g, ''), /(^|[^\w`])@\w/m, 'a mention outside a code span');
+    // The terminal gets the same text: the title on stderr, the body on stdout.
+    const text = await prCli(f, ['body', '--overlay', dir, '--range', 'HEAD~1'], { env });
+    assert.doesNotMatch(`${text.stdout}${text.stderr}`, /[\u202a-\u202e\u2066-\u2069\x1b]/);
+  });
+
+  for (const [what, make] of [
+    ['a FIFO with no writer', (file: string) => execFileSync('mkfifo', [file])],
+    ['a link to /dev/zero', (file: string) => symlinkSync('/dev/zero', file)],
+  ] as const) {
+    it(`refuses a --tests report that is ${what}, without waiting on it (exit 2)`, async () => {
+      const file = path.join(f.work, `report-${what.replace(/\W+/g, '-')}.json`);
+      make(file);
+      const r = await runCli(['pr', 'body', '--overlay', f.overlay, '--range', 'HEAD~1', '--tests', file], { home: f.home, cwd: f.work, env, killAfterMs: 20_000 });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /--tests \S+: (a FIFO|a character device), not a regular file/);
+    });
+  }
 
   it('refuses a test report that does not validate, naming the JSON path (exit 2)', async () => {
     const bad = path.join(f.work, 'bad-report.json');

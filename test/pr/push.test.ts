@@ -41,7 +41,7 @@ describe('pr push', function () {
     assert.match(r.stdout, new RegExp(`^pull request: ${PR_URL}$`, 'm'));
     assert.equal(await forkHead('rocm-6.2.2'), f.tip);
     const args = (await readFile(ghLog, 'utf8')).split('\0').slice(0, -1);
-    assert.deepEqual(args, ['pr', 'create', '--repo', 'gentoo/gentoo', '--base', 'master', '--head', 'ada:rocm-6.2.2', '--title', 'ROCm 6.2.2', '--body-file', '-', '--draft']);
+    assert.deepEqual(args, ['pr', 'create', '--repo=gentoo/gentoo', '--base=master', '--head=ada:rocm-6.2.2', '--title=ROCm 6.2.2', '--body-file=-', '--draft']);
     const body = await prCli(f, ['body', '--overlay', dir], { env: { PATH: bare } });
     assert.equal(await readFile(`${ghLog}.stdin`, 'utf8'), body.stdout);
     // Nothing configured, no upstream set, no credentials stored.
@@ -56,8 +56,8 @@ describe('pr push', function () {
     const r = await prCli(f, ['push', '--overlay', dir, '--remote', 'fork', '--branch', 'rocm-dry', '--dry-run'], { env: withGh() });
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.split('\n');
-    assert.equal(lines[1], 'git push fork HEAD:refs/heads/rocm-dry');
-    assert.equal(lines[2], "gh pr create --repo gentoo/gentoo --base master --head ada:rocm-dry --title 'ROCm 6.2.2' --body-file -  # the text below on standard input");
+    assert.equal(lines[1], 'git push -- fork HEAD:refs/heads/rocm-dry');
+    assert.equal(lines[2], "gh pr create --repo=gentoo/gentoo --base=master --head=ada:rocm-dry '--title=ROCm 6.2.2' --body-file=-  # the text below on standard input");
     assert.match(r.stdout, /\ntitle: ROCm 6\.2\.2\n\nROCm 6\.2\.2: this pull request adds 49 new packages/);
     assert.equal(await forkHead('rocm-dry'), '');
     await writeFile(ghLog, '');
@@ -65,7 +65,7 @@ describe('pr push', function () {
     assert.ok(!`${r.stdout}${r.stderr}`.includes('s3cret'), 'a token from the remote URL was printed');
     const json = await prCli(f, ['push', '--overlay', dir, '--remote', 'fork', '--branch', 'rocm-dry', '--range', 'HEAD~1', '--dry-run', '--json'], { env: withGh() });
     const out = JSON.parse(json.stdout) as { commands: string[][]; pushed: boolean };
-    assert.deepEqual(out.commands[0], ['git', 'push', 'fork', 'HEAD:refs/heads/rocm-dry']);
+    assert.deepEqual(out.commands[0], ['git', 'push', '--', 'fork', 'HEAD:refs/heads/rocm-dry']);
     assert.equal(out.pushed, false);
     assert.ok(!json.stdout.includes('s3cret'));
   });
@@ -106,6 +106,54 @@ describe('pr push', function () {
     assert.match(badName.stderr, /"x\.\.y" is not a valid branch name/);
     const empty = await prCli(f, ['push', '--overlay', dir, '--remote', 'fork', '--range', 'HEAD..HEAD'], { env: withGh() });
     assert.equal(empty.code, 2);
+  });
+
+  it('a remote name that reads as an option never reaches git push as one, from --remote or from the config', async () => {
+    const dir = await workClone(f, 'push-hostile-remote');
+    const marker = path.join(f.work, 'receive-pack-ran');
+    // Every git the command runs, recorded: the argv it really builds, not what it says it would.
+    const wrapped = path.join(f.work, 'git-recorder');
+    const log = path.join(f.work, 'git-argv.log');
+    await stub(wrapped, 'git', `[ "$1" = push ] && printf '%s\\0' "$@" >> '${log}'\nexec '${(await sh(f.work, 'sh', ['-c', 'command -v git'])).stdout.trim()}' "$@"`);
+    // ssh stands in for the host git would contact: it must never be started.
+    const ssh = await stub(path.join(f.work, 'ssh-bin'), 'ssh', `'${(await sh(f.work, 'sh', ['-c', 'command -v touch'])).stdout.trim()}' '${marker}'`);
+    const env = { PATH: `${wrapped}:${ghBin}:${bare}`, GH_LOG: ghLog, GIT_SSH_COMMAND: ssh };
+    const hostile = `--receive-pack=touch ${marker}`;
+    await git(dir, ['config', `remote.${hostile}.url`, 'https://github.com/ada/gentoo.git'], f.home);
+    await git(dir, ['config', 'branch.rocm-6.2.2.pushRemote', hostile], f.home);
+    const fromConfig = await prCli(f, ['push', '--overlay', dir, '--range', 'HEAD~1'], { env });
+    assert.equal(fromConfig.code, 2, fromConfig.stderr);
+    assert.match(fromConfig.stderr, /"--receive-pack=touch \S+" \(the push remote git's config names for rocm-6\.2\.2\) is not a valid remote name/);
+    const fromFlag = await prCli(f, ['push', '--overlay', dir, `--remote=${hostile}`, '--range', 'HEAD~1'], { env });
+    assert.equal(fromFlag.code, 2, fromFlag.stderr);
+    assert.match(fromFlag.stderr, /is not a valid remote name/);
+    // A configured remote whose name starts with "-" and is otherwise valid: pushed to as a remote, after --.
+    await git(dir, ['config', 'remote.-fork.url', 'https://github.com/ada/gentoo.git'], f.home);
+    const dashed = await prCli(f, ['push', '--overlay', dir, '--remote=-fork', '--branch', 'rocm-dashed', '--range', 'HEAD~1'], { env });
+    assert.equal(dashed.code, 0, dashed.stderr);
+    assert.equal(await forkHead('rocm-dashed'), f.tip);
+    const pushes = (await readFile(log, 'utf8')).split('\0').slice(0, -1);
+    assert.deepEqual(pushes, ['push', '--', '-fork', 'HEAD:refs/heads/rocm-dashed']);
+    const gh = (await readFile(ghLog, 'utf8')).split('\0').slice(0, -1);
+    assert.ok(gh.slice(2).every((a) => a.startsWith('--') && (a === '--draft' || a.includes('='))), `gh got a value as a word of its own: ${JSON.stringify(gh)}`);
+    assert.ok(!existsSync(marker), 'a command from the remote name ran');
+    const badBranch = await prCli(f, ['push', '--overlay', dir, '--remote', 'fork', '--branch=--force', '--range', 'HEAD~1'], { env });
+    assert.equal(badBranch.code, 2);
+    const badBase = await prCli(f, ['push', '--overlay', dir, '--remote', 'fork', '--base=--web', '--range', 'HEAD~1', '--dry-run'], { env });
+    assert.equal(badBase.code, 2);
+    assert.match(badBase.stderr, /--base "--web" is not a valid branch name/);
+  });
+
+  it("a remote's refusal is shown as text: escape sequences from its messages do not reach the terminal", async () => {
+    const dir = await workClone(f, 'push-hostile-server');
+    const server = path.join(f.work, 'hostile-server.git');
+    await git(f.work, ['init', '-q', '--bare', server], f.home);
+    await writeFile(path.join(server, 'hooks', 'pre-receive'), "#!/bin/sh\nprintf 'denied \\033]0;pwned\\007\\033[2J\\n' >&2\nexit 1\n", { mode: 0o755 });
+    await git(dir, ['remote', 'add', 'hostile', server], f.home);
+    const r = await prCli(f, ['push', '--overlay', dir, '--remote', 'hostile', '--range', 'HEAD~1', '--force'], { env: withGh() });
+    assert.equal(r.code, 5, r.stderr);
+    assert.match(r.stderr, /denied \\x1b\]0;pwned\\x07\\x1b\[2J/);
+    assert.doesNotMatch(r.stderr, /[\x07\x1b]/);
   });
 
   it('reports a failed push (exit 5) without the credentials of the remote URL', async () => {

@@ -1,11 +1,11 @@
 import { strict as assert } from 'node:assert';
 import { applyBugTrailers, parseBugRef } from '../../src/git/messages.js';
 import { ebuildVars, rdependText } from '../../src/ebuild/vars.js';
-import { printable } from '../../src/pr/format.js';
+import { printable } from '../../src/util/printable.js';
 import { parseMessage } from '../../src/pr/message-check.js';
 import { ebuildOf, packageOf } from '../../src/pr/overlay-paths.js';
 import { parseJsonReporter } from '../../src/pr/pkgcheck.js';
-import { shellQuote } from '../../src/pr/push.js';
+import { shellLine } from '../../src/util/argv.js';
 import { parseGithubUrl, redactUrl } from '../../src/pr/remote.js';
 import { srcUriEntries, Unevaluable, verCut, verRs } from '../../src/ebuild/src-uri.js';
 import { templateFor } from '../../src/pr/templates.js';
@@ -97,7 +97,7 @@ describe('pr building blocks', function () {
   });
 
   it('quotes commands for the shell and escapes control characters for the terminal', () => {
-    assert.equal(shellQuote(['gh', 'pr', 'create', '--title', "ROCm 6.2.2: it's here", '--body-file', '-']), "gh pr create --title 'ROCm 6.2.2: it'\\''s here' --body-file -");
+    assert.equal(shellLine(['gh', 'pr', 'create', '--title', "ROCm 6.2.2: it's here", '--body-file', '-']), "gh pr create --title 'ROCm 6.2.2: it'\\''s here' --body-file -");
     assert.equal(printable('a\x1b[31mb\x07'), 'a\\x1b[31mb\\x07');
   });
 

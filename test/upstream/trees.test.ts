@@ -7,6 +7,7 @@ import { ArchiveTree } from '../../src/upstream/archive-tree.js';
 import { GitTree, gitTreeAt } from '../../src/upstream/git-tree.js';
 import { hasPath, TreeError } from '../../src/upstream/source-tree.js';
 import { universe, type Universe } from './support.js';
+import { Deadline } from '../../src/util/deadline.js';
 
 describe('upstream source trees', function () {
   this.timeout(120_000);
@@ -79,7 +80,7 @@ describe('upstream source trees', function () {
     await assert.rejects(GitTree.open(gitDir, 'rocm-6.2.2', 'ROCm/runtime rocm-6.2.2', 'libthunk'), /has no directory libthunk/);
     // A tag name that looks like an option is only ever a ref name.
     await assert.rejects(GitTree.open(gitDir, '--output=/tmp/x', 'x'), (e: unknown) => e instanceof TreeError && e.kind === 'missing');
-    await assert.rejects(gitTreeAt(path.join(dir, 'no-repo'), 'rocm-6.3.3', 'ROCm/none rocm-6.3.3', { cacheDir: dir, timeoutMs: 10_000 }), (e: unknown) => e instanceof TreeError && e.kind === 'unreachable');
+    await assert.rejects(gitTreeAt(path.join(dir, 'no-repo'), 'rocm-6.3.3', 'ROCm/none rocm-6.3.3', { cacheDir: dir, deadline: new Deadline(undefined, 10_000) }), (e: unknown) => e instanceof TreeError && e.kind === 'unreachable');
   });
 
   it('every upstream command has --help with examples, and --json', async () => {

@@ -1,7 +1,6 @@
-import { Flags } from '#oclif';
 import { BaseCommand } from '../../cli/base-command.js';
 import { writtenLine } from '../../cli/ci-output.js';
-import { matrixFlags } from '../../cli/matrix-flags.js';
+import { ciFlags, matrixFlags } from '../../cli/matrix-flags.js';
 import { loadManifestOrFail, stackFor } from '../../cli/stack.js';
 import { emitOptions } from '../../matrix/ci-command.js';
 import { gitlabPipeline } from '../../matrix/emit.js';
@@ -16,23 +15,33 @@ test shard, each running \`rocm-ebuild test --engine none --gpu <gfx>\` in the s
 reports. The header documents the docker-executor runner configuration each GPU needs (devices, group_add,
 security_opt).
 
-Exit codes: 0 written, 2 invalid flags, manifest, release or gfx.`;
+Where the jobs get rocm-ebuild: never a registry name anyone could publish first. Give a pinned source:
+--tool-git URL --tool-commit COMMIT (a full commit id: fetched by that id, checked out, installed with npm ci
+from its package-lock.json) or --tool-tarball URL --tool-sha256 SHA256 (a source archive, checked before it is
+unpacked); or --tool COMMAND, a command you vouch for. Without one, nothing is written (exit 2). The file's header
+says what the jobs run and how to change it. Values that reach the file are checked: the image is an image
+reference, runner labels are plain labels, and no value may hold a line break, a control character or a
+\${{ }} expression; every value is written as a YAML scalar.
+
+Exit codes: 0 written, 2 invalid flags, manifest, release or gfx, or no pinned rocm-ebuild.`;
 
   static override examples = [
-    { description: 'The pipeline for two targets', command: '<%= config.bin %> <%= command.id %> --version 6.2.2 --gpu gfx90a --gpu gfx1100 --output .gitlab-ci.yml' },
+    { description: 'The pipeline for two targets', command: '<%= config.bin %> <%= command.id %> --version 6.2.2 --gpu gfx90a --gpu gfx1100 --tool-git https://github.com/me/rocm-ebuild.git --tool-commit 0123456789abcdef0123456789abcdef01234567 --output .gitlab-ci.yml' },
   ];
 
   static override flags = {
     ...matrixFlags,
-    output: Flags.string({ char: 'o', description: 'file to write (default: print to standard output)', helpValue: 'FILE' }),
-    tool: Flags.string({ description: 'how jobs run rocm-ebuild (default: npx --yes rocm-ebuild@<this version>)', helpValue: 'COMMAND' }),
+    ...ciFlags,
   };
 
   async run(): Promise<{ file: string | null; text: string }> {
     const { flags } = await this.parse(CiGitlab);
+    // Flags first: a typo must not cost loading the manifest.
+    const emit = emitOptions(flags, ['ci', 'gitlab', ...this.argv]);
+    const options = matrixOptions(flags);
     const model = await stackFor(await loadManifestOrFail(flags.manifest), flags.version);
-    const plan = matrixPlan(model, matrixOptions(flags));
-    const text = gitlabPipeline(plan, emitOptions(flags.tool, this.config.version, ['ci', 'gitlab', ...this.argv]));
+    const plan = matrixPlan(model, options);
+    const text = gitlabPipeline(plan, emit);
     const file = flags.output ? await writeOutput(flags.output, text) : null;
     if (!this.jsonEnabled()) {
       if (file) this.log(writtenLine(file, plan));

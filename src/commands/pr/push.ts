@@ -3,7 +3,8 @@ import { BaseCommand } from '../../cli/base-command.js';
 import { createProgress } from '../../cli/progress.js';
 import { loadManifestOrFail } from '../../cli/stack.js';
 import { resultLine } from '../../pr/format.js';
-import { runPush, shellQuote, type PushResult } from '../../pr/push.js';
+import { runPush, type PushResult } from '../../pr/push.js';
+import { shellLine } from '../../util/argv.js';
 import { TEMPLATE_NAMES, type TemplateName } from '../../pr/templates.js';
 import { rangeFlags } from './check.js';
 
@@ -18,8 +19,13 @@ repository of origin, branch master); --repo and --base override them.
 
 --dry-run prints the exact commands and the text, and runs nothing.
 
-Exit codes: 0 pushed (and opened), 6 pr check found errors (nothing pushed), 2 invalid input (unknown remote,
-invalid branch name, empty range), 4 not a git repository, 5 git push or gh failed.`;
+The remote (from --remote or branch.<name>.pushRemote) must be a configured remote whose name git accepts;
+--branch and --base must be valid branch names. Remote and refspec reach git after \`--\`, and gh gets each value
+joined to its flag, so no value can become an option. git push runs your own hooks and your remote's configured
+receive-pack, as any push of yours does.
+
+Exit codes: 0 pushed (and opened), 6 pr check found errors (nothing pushed), 2 invalid input (unknown or invalid
+remote, invalid branch name, empty range), 4 not a git repository, 5 git push or gh failed.`;
 
   static override examples = [
     { description: 'Push the current branch to your fork and open the pull request', command: '<%= config.bin %> pr push --overlay ~/gentoo --remote fork' },
@@ -69,8 +75,8 @@ invalid branch name, empty range), 4 not a git repository, 5 git push or gh fail
       const gh = result.commands[1];
       if (result.dryRun) {
         this.log(`# ${prepared.report.range.label}: ${prepared.report.range.commits} commits; these commands would run in ${prepared.ctx.dir}:`);
-        this.log(shellQuote(result.commands[0]!));
-        if (gh) this.log(`${shellQuote(gh)}  # the text below on standard input`);
+        this.log(shellLine(result.commands[0]!));
+        if (gh) this.log(`${shellLine(gh)}  # the text below on standard input`);
       } else {
         this.log(`pushed ${result.branch} to ${result.remote}`);
         if (result.url) this.log(`pull request: ${result.url}`);

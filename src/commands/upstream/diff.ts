@@ -3,7 +3,7 @@ import { BaseCommand } from '../../cli/base-command.js';
 import { createProgress, useColor } from '../../cli/progress.js';
 import { ExitCode } from '../../cli/exit-codes.js';
 import { loadManifestOrFail, manifestFlag } from '../../cli/stack.js';
-import { formatFlag, requireVersion, treeFlags, treeProvider } from '../../cli/upstream-flags.js';
+import { deadlineOf, formatFlag, requireVersion, treeFlags, treeProvider } from '../../cli/upstream-flags.js';
 import { diffReleases, type DiffReport } from '../../upstream/diff.js';
 import { formatDiffMarkdown, formatDiffText } from '../../upstream/format.js';
 import { selectComponents } from '../../upstream/select.js';
@@ -51,7 +51,7 @@ Exit codes: 0 done, 2 invalid input, 5 some sources could not be read (the other
       from,
       to,
       components: selectComponents(manifest, (argv as string[]).slice(2)),
-      provider: treeProvider(flags, json),
+      provider: treeProvider(flags, json, { deadline: deadlineOf(flags.timeout) }),
       jobs: flags.jobs ?? 2,
       progress: createProgress({ quiet: json }),
     });

@@ -4,7 +4,7 @@ import { createProgress, useColor } from '../../cli/progress.js';
 import { ExitCode } from '../../cli/exit-codes.js';
 import { UserError } from '../../cli/errors.js';
 import { loadManifestOrFail, manifestFlag } from '../../cli/stack.js';
-import { formatFlag, requireVersion, treeFlags, treeProvider } from '../../cli/upstream-flags.js';
+import { deadlineOf, formatFlag, requireVersion, treeFlags, treeProvider } from '../../cli/upstream-flags.js';
 import { formatPatchesMarkdown, formatPatchesText } from '../../upstream/format.js';
 import { replayPatches, type PatchesReport } from '../../upstream/patches.js';
 import { defaultAgainst } from '../../upstream/projects.js';
@@ -58,7 +58,7 @@ Exit codes: 0 every fix-up applies (possibly differently), 2 invalid input, 5 so
       version,
       against,
       components: selectComponents(manifest, (argv as string[]).slice(1)),
-      provider: treeProvider(flags, json),
+      provider: treeProvider(flags, json, { deadline: deadlineOf(flags.timeout) }),
       jobs: flags.jobs ?? 2,
       progress: createProgress({ quiet: json }),
     });

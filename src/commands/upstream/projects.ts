@@ -4,7 +4,7 @@ import { createProgress } from '../../cli/progress.js';
 import { ExitCode } from '../../cli/exit-codes.js';
 import { UserError } from '../../cli/errors.js';
 import { loadManifestOrFail, manifestFlag } from '../../cli/stack.js';
-import { baseUrlFlag, GITHUB, requireVersion, timeoutFlag, timeoutMs } from '../../cli/upstream-flags.js';
+import { baseUrlFlag, deadlineOf, GITHUB, requireVersion, timeoutFlag } from '../../cli/upstream-flags.js';
 import { formatProjectsText } from '../../upstream/format.js';
 import { compareProjects, type ProjectsReport } from '../../upstream/projects.js';
 import { ReleaseManifestError } from '../../upstream/release-manifest.js';
@@ -71,7 +71,7 @@ could not be fetched. Repositories that cannot be asked for evidence are noted, 
         ...(flags['against-file'] ? { againstFile: flags['against-file'] } : {}),
         baseUrl: flags['base-url'] ?? GITHUB,
         cacheDir: upstreamCacheDir(),
-        timeoutMs: timeoutMs(flags.timeout),
+        deadline: deadlineOf(flags.timeout),
         probe: flags.probe,
         trees: flags.trees,
         jobs: flags.jobs ?? 8,

@@ -3,7 +3,7 @@ import { BaseCommand } from '../../cli/base-command.js';
 import { createProgress } from '../../cli/progress.js';
 import { ExitCode } from '../../cli/exit-codes.js';
 import { loadManifestOrFail, manifestFlag } from '../../cli/stack.js';
-import { baseUrlFlag, GITHUB, timeoutFlag, timeoutMs } from '../../cli/upstream-flags.js';
+import { baseUrlFlag, deadlineOf, GITHUB, timeoutFlag } from '../../cli/upstream-flags.js';
 import { formatTagsText } from '../../upstream/format.js';
 import { selectComponents } from '../../upstream/select.js';
 import { upstreamTags, type TagsReport } from '../../upstream/tags.js';
@@ -49,7 +49,7 @@ Exit codes: 0 done, 2 invalid input (manifest, unknown component), 5 some reposi
     const report = await upstreamTags(manifest, {
       components: selectComponents(manifest, argv as string[]),
       baseUrl: flags['base-url'] ?? GITHUB,
-      timeoutMs: timeoutMs(flags.timeout),
+      deadline: deadlineOf(flags.timeout),
       jobs: flags.jobs ?? 8,
       all: flags.all,
       progress: createProgress({ quiet: json }),
