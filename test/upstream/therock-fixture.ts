@@ -207,7 +207,7 @@ export interface TheRockUniverse {
   pins: Record<string, string>;
 }
 
-/** ROCm/TheRock with therock-1.0 (tag) and release/therock-2.0 (branch), pinning three local repositories. */
+/** ROCm/TheRock with therock-10.0 (tag) and release/therock-10.1 (branch), pinning three local repositories. */
 export async function theRockUniverse(dir: string): Promise<TheRockUniverse> {
   const gitRoot = path.join(dir, 'git');
   const scratch = path.join(dir, 'scratch');
@@ -218,7 +218,7 @@ export async function theRockUniverse(dir: string): Promise<TheRockUniverse> {
     'compiler/amd-llvm': await repoWithCommit(path.join(gitRoot, 'ROCm', 'llvm-project'), { 'amd/comgr/CMakeLists.txt': 'project(comgr)\n' }, scratch),
   };
   const therock = path.join(gitRoot, 'ROCm', 'TheRock');
-  const first = await commitTree(therock, theRockFiles('1.0.0'), pins, scratch, { tag: 'therock-1.0', branch: 'main' });
-  await commitTree(therock, theRockFiles('2.0.0'), pins, scratch, { branch: 'release/therock-2.0', parent: first });
+  const first = await commitTree(therock, theRockFiles('10.0.0'), pins, scratch, { tag: 'therock-10.0', branch: 'main' });
+  await commitTree(therock, theRockFiles('10.1.0'), pins, scratch, { branch: 'release/therock-10.1', parent: first });
   return { gitRoot, therock, pins };
 }

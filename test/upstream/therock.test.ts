@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { TheRockReport } from '../../src/upstream/therock/format.js';
 import { BASE_FILES, fixtureManifest } from '../helpers/fixture-manifest.js';
@@ -80,11 +80,11 @@ describe('upstream therock', function () {
   const cli = (args: string[], cache = 'cache') => runCli(['upstream', 'therock', ...args, '--manifest', manifest], { env: { XDG_CACHE_HOME: path.join(dir, cache) } });
 
   it("reads a tag's composition: version, pinned repositories, components with their directories and dependencies, the topology", async () => {
-    const r = await cli(['therock-1.0', '--base-url', template, '--json']);
+    const r = await cli(['therock-10.0', '--base-url', template, '--json']);
     assert.equal(r.code, 0, r.stderr);
     const { therock: t } = JSON.parse(r.stdout) as TheRockReport;
-    assert.equal(t.version, '1.0.0');
-    assert.equal(t.fullRef, 'refs/tags/therock-1.0');
+    assert.equal(t.version, '10.0.0');
+    assert.equal(t.fullRef, 'refs/tags/therock-10.0');
     assert.deepEqual(t.submodules.map((s) => [s.name, s.path, s.github, s.commit]), [
       ['llvm-project', 'compiler/amd-llvm', 'ROCm/llvm-project', u.pins['compiler/amd-llvm']],
       ['rocm-libraries', 'rocm-libraries', 'ROCm/rocm-libraries', u.pins['rocm-libraries']],
@@ -118,9 +118,9 @@ describe('upstream therock', function () {
   });
 
   it('compares it with the manifest: matched by place then name, new, not built by TheRock, moved, dependencies either side lacks', async () => {
-    const r = await cli(['therock-1.0', '--base-url', template]);
+    const r = await cli(['therock-10.0', '--base-url', template]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /^TheRock therock-1\.0 \(tag, commit [0-9a-f]{12}\): ROCm 1\.0\.0$/m);
+    assert.match(r.stdout, /^TheRock therock-10\.0 \(tag, commit [0-9a-f]{12}\): ROCm 10\.0\.0$/m);
     assert.match(r.stdout, /^ {2}rocm-libraries +ROCm\/rocm-libraries +[0-9a-f]{12} +rocm-libraries$/m);
     assert.match(r.stdout, /^Against the manifest's 6\.3\.0:$/m);
     assert.match(r.stdout, /^ {4}amd-comgr +dev-libs\/rocm-comgr +same place$/m);
@@ -134,31 +134,31 @@ describe('upstream therock', function () {
     assert.match(r.stdout, /^ {2}Bundled by TheRock \(1; Gentoo's own packages stand in\): therock-fmt$/m);
     assert.match(
       r.stdout,
-      /^therock-1\.0: 3 repositories, 9 subprojects \(7 from them\), 13 dependencies; against 6\.3\.0: 3 packages matched, 3 new, 1 not built by TheRock, 1 moved, 1 dependencies only TheRock has, 1 only ours$/m,
+      /^therock-10\.0: 3 repositories, 9 subprojects \(7 from them\), 13 dependencies; against 6\.3\.0: 3 packages matched, 3 new, 1 not built by TheRock, 1 moved, 1 dependencies only TheRock has, 1 only ours$/m,
     );
-    const j = JSON.parse((await cli(['therock-1.0', '--base-url', template, '--json', '--release', '6.2.2'])).stdout) as TheRockReport;
+    const j = JSON.parse((await cli(['therock-10.0', '--base-url', template, '--json', '--release', '6.2.2'])).stdout) as TheRockReport;
     assert.equal(j.comparison.release, '6.2.2');
     assert.deepEqual(j.comparison.new.map((n) => n.subproject), ['amd-dbgapi', 'hip-clr', 'newlib']);
     assert.deepEqual(j.comparison.gone.map((g) => g.atom), ['dev-libs/rocm-base']);
   });
 
   it('reads a release branch over the network (a partial clone in the cache), and again after it moved', async () => {
-    const first = await cli(['release/therock-2.0', '--base-url', server.url, '--json'], 'cache-net');
+    const first = await cli(['release/therock-10.1', '--base-url', server.url, '--json'], 'cache-net');
     assert.equal(first.code, 0, first.stderr);
     const a = JSON.parse(first.stdout) as TheRockReport;
-    assert.equal(a.therock.version, '2.0.0');
-    assert.equal(a.therock.fullRef, 'refs/heads/release/therock-2.0');
+    assert.equal(a.therock.version, '10.1.0');
+    assert.equal(a.therock.fullRef, 'refs/heads/release/therock-10.1');
     assert.ok(a.therock.bytes > 0, 'the fetch is counted');
     assert.equal(a.therock.subprojects.length, 9);
-    const parent = execFileSync('git', ['--git-dir', u.therock, 'rev-parse', 'release/therock-2.0']).toString().trim();
-    const moved = await commitTree(u.therock, theRockFiles('2.0.1'), u.pins, path.join(dir, 'scratch'), { branch: 'release/therock-2.0', parent });
-    const again = JSON.parse((await cli(['release/therock-2.0', '--base-url', server.url, '--json'], 'cache-net')).stdout) as TheRockReport;
-    assert.equal(again.therock.version, '2.0.1');
+    const parent = execFileSync('git', ['--git-dir', u.therock, 'rev-parse', 'release/therock-10.1']).toString().trim();
+    const moved = await commitTree(u.therock, theRockFiles('10.1.1'), u.pins, path.join(dir, 'scratch'), { branch: 'release/therock-10.1', parent });
+    const again = JSON.parse((await cli(['release/therock-10.1', '--base-url', server.url, '--json'], 'cache-net')).stdout) as TheRockReport;
+    assert.equal(again.therock.version, '10.1.1');
     assert.equal(again.therock.commit, moved);
-    // A tag is fetched once: the second read of therock-1.0 asks the server for nothing.
-    assert.equal((await cli(['therock-1.0', '--base-url', server.url], 'cache-net')).code, 0);
+    // A tag is fetched once: the second read of therock-10.0 asks the server for nothing.
+    assert.equal((await cli(['therock-10.0', '--base-url', server.url], 'cache-net')).code, 0);
     const before = server.requests.length;
-    assert.equal((await cli(['therock-1.0', '--base-url', server.url], 'cache-net')).code, 0);
+    assert.equal((await cli(['therock-10.0', '--base-url', server.url], 'cache-net')).code, 0);
     assert.equal(server.requests.length, before);
   });
 
@@ -171,12 +171,12 @@ describe('upstream therock', function () {
     const dotted = await cli(['a..b', '--base-url', template]);
     assert.equal(dotted.code, 2);
     assert.match(dotted.stderr, /"a\.\.b" is not a valid tag or branch name/);
-    const release = await cli(['therock-1.0', '--base-url', template, '--release', '9.9.9']);
+    const release = await cli(['therock-10.0', '--base-url', template, '--release', '9.9.9']);
     assert.equal(release.code, 2);
     assert.match(release.stderr, /--release 9\.9\.9 is not a release of/);
-    const down = await cli(['therock-1.0', '--base-url', 'http://127.0.0.1:9', '--timeout', '20'], 'cache-down');
+    const down = await cli(['therock-10.0', '--base-url', 'http://127.0.0.1:9', '--timeout', '20'], 'cache-down');
     assert.equal(down.code, 5);
-    assert.match(down.stderr, /cannot read TheRock at therock-1\.0/);
+    assert.match(down.stderr, /cannot read TheRock at therock-10\.0/);
   });
 
   describe('hostile TheRock trees', () => {
@@ -214,7 +214,7 @@ describe('upstream therock', function () {
 	path = evil/name
 	url = https://github.com/ROCm/name.git
 `;
-      const files = theRockFiles('1.0.0');
+      const files = theRockFiles('10.0.0');
       const evil = {
         ...files,
         '.gitmodules': evilModules,
@@ -294,6 +294,41 @@ therock_cmake_subproject_declare(broken
     });
   });
 
+  describe('bump --derive-from a TheRock release', () => {
+    const derive = async (version: string, extra: string[]) => {
+      const stack = await fixtureManifest(MANIFEST);
+      const overlay = await tempDir('rocm-ebuild-therock-overlay-');
+      const r = await runCli(['bump', version, '--derive-from', '6.3.0', '--manifest', stack, '--overlay', overlay, '--base-url', template, '--distdir', path.join(dir, 'distfiles'), '--offline', ...extra], {
+        env: { XDG_CACHE_HOME: path.join(dir, 'cache-derive') },
+      });
+      return { r, stack: await readFile(path.join(stack, 'stack.yaml'), 'utf8') };
+    };
+
+    it('prints the composition against the release derived from and drafts the release in the therock stream', async () => {
+      const dry = await derive('10.0.0', ['--therock', 'therock-10.0', '--dry-run']);
+      assert.equal(dry.r.code, 0, dry.r.stderr);
+      assert.match(dry.r.stdout, /^TheRock therock-10\.0 \(tag, commit [0-9a-f]{12}\): ROCm 10\.0\.0$/m);
+      assert.match(dry.r.stdout, /^Against the manifest's 6\.3\.0:$/m);
+      assert.match(dry.r.stdout, /^ {2}\+ {3}"10\.0\.0": \{ llvm_slot: 19, stream: therock \} {2}# draft derived from 6\.3\.0/m);
+      assert.doesNotMatch(dry.stack, /10\.0\.0/, '--dry-run writes nothing');
+      // Written, the draft validates; the bump then stops at the distfiles it may not download.
+      const written = await derive('10.0.0', ['--therock', 'therock-10.0']);
+      assert.match(written.stack, /^ {2}"10\.0\.0": \{ llvm_slot: 19, stream: therock \}/m);
+      assert.match(written.r.stdout, /Draft release 10\.0\.0 written to .* \(derived from 6\.3\.0, therock stream; no evidence yet/);
+      assert.equal(written.r.code, 3, written.r.stderr);
+    });
+
+    it('refuses a ref whose version.json is another release, and a ref that does not exist; writes nothing', async () => {
+      const other = await derive('10.1.0', ['--therock', 'therock-10.0']);
+      assert.equal(other.r.code, 2);
+      assert.match(other.r.stderr, /TheRock at therock-10\.0 is ROCm 10\.0\.0, not 10\.1\.0; nothing was written/);
+      assert.doesNotMatch(other.stack, /10\.1\.0/);
+      const none = await derive('10.2.0', ['--therock', 'release/therock-10.2']);
+      assert.equal(none.r.code, 2);
+      assert.match(none.r.stderr, /TheRock has no tag or branch release\/therock-10\.2 for 10\.2\.0/);
+    });
+  });
+
   it('has --help with examples that run', async () => {
     const r = await runCli(['upstream', 'therock', '--help']);
     assert.equal(r.code, 0, r.stderr);
@@ -302,7 +337,7 @@ therock_cmake_subproject_declare(broken
     // The examples, against the test's mirror instead of GitHub.
     for (const line of r.stdout.slice(r.stdout.indexOf('EXAMPLES')).split('\n').filter((l) => l.trim().startsWith('$ rocm-ebuild upstream therock'))) {
       const args = line.trim().replace(/^\$ rocm-ebuild upstream therock /, '').split(' ');
-      const ref = args[0]!.replace('therock-7.14', 'therock-1.0').replace('release/therock-10.0', 'release/therock-2.0');
+      const ref = args[0]!.replace('therock-7.14', 'therock-10.0').replace('release/therock-10.0', 'release/therock-10.1');
       const e = await cli([ref, '--base-url', template, ...(args.includes('--json') ? ['--json'] : [])]);
       assert.equal(e.code, 0, `${line}: ${e.stderr}`);
     }
