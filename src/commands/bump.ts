@@ -43,7 +43,7 @@ export default class Bump extends BaseCommand {
       'ignored files where bump writes, read-only overlay or directory, a Manifest line that cannot be read, an ebuild changed by hand that would be lost; 5 a download or verification failed (nothing written; what was fetched ' +
       'stays in the distdir); 6 a generated ebuild failed the QA checks (nothing written). With --derive-from: 2 also ' +
       'when the draft does not validate (the draft stays in the manifest to be fixed; no ebuild is generated), 5 when ' +
-      "AMD's release manifest cannot be fetched.",
+      "AMD's release manifest (with --therock: TheRock) cannot be fetched.",
   ].join('\n\n');
 
   static override examples = [
@@ -68,6 +68,10 @@ export default class Bump extends BaseCommand {
     {
       description: 'A release the manifest lacks: draft it from 6.2.2, read the reports, bump if the draft validates',
       command: '<%= config.bin %> <%= command.id %> 6.3.3 --derive-from 6.2.2 --overlay ~/rocm-overlay',
+    },
+    {
+      description: "TheRock's ROCm 10.0 from its release branch: its composition against 7.2.4, then the bump if the draft validates",
+      command: '<%= config.bin %> <%= command.id %> 10.0.0 --derive-from 7.2.4 --therock release/therock-10.0 --overlay ~/rocm-overlay',
     },
     {
       description: 'Create an overlay bound for ::gentoo: new packages name the Gentoo Science Project as maintainer',
@@ -115,6 +119,12 @@ export default class Bump extends BaseCommand {
         'for a release the manifest lacks: write a draft entry derived from this known release into the manifest (no evidence recorded yet; LLVM slot carried over; new upstream projects excluded as not packaged yet), print the upstream project, build-file and fix-up reports, and bump only if the manifest then validates (with --dry-run: print the draft, write nothing)',
       helpValue: 'VERSION',
     }),
+    therock: Flags.string({
+      description:
+        "with --derive-from: the release is TheRock's: read ROCm/TheRock at this tag or branch (its version.json must be VERSION), print its composition against the release derived from, and draft the release with `stream: therock` (default, when --derive-from names a TheRock release: the therock-X.Y tag)",
+      helpValue: 'REF',
+      dependsOn: ['derive-from'],
+    }),
     'base-url': { ...baseUrlFlag, description: `with --derive-from: ${baseUrlFlag.description}` },
     bug: Flags.string({
       description: "a Bug: trailer: a bug number (https://bugs.gentoo.org/N) or https URL, on every package commit, or on one package's as cat/pkg=N (repeat the flag for more)",
@@ -147,6 +157,7 @@ export default class Bump extends BaseCommand {
         manifest: flags.manifest ?? defaultManifestPath,
         version: args.version,
         from: flags['derive-from'],
+        ...(flags.therock !== undefined ? { therock: flags.therock } : {}),
         baseUrl: flags['base-url'] ?? GITHUB,
         cacheDir: upstreamCacheDir(),
         deadline: deadlineOf(undefined),

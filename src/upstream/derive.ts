@@ -5,6 +5,8 @@ import { formatIssue, ManifestError, type ManifestIssue } from '../manifest/issu
 import type { Manifest } from '../manifest/load.js';
 import { resolveManifestPath } from '../manifest/location.js';
 import { loadManifest } from '../stack-check/index.js';
+import { expand } from '../model/sources/index.js';
+import { STREAMS } from '../model/streams.js';
 import { compareVersions } from '../model/version.js';
 import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
@@ -18,6 +20,9 @@ import { compareProjects, type ProjectsReport } from './projects.js';
 import { ReleaseManifestError } from './release-manifest.js';
 import { TreeError } from './source-tree.js';
 import type { TreeProvider } from './sources.js';
+import { compareWithManifest } from './therock/compare.js';
+import { formatTheRockText, summarize, type TheRockReport } from './therock/format.js';
+import { readTheRock } from './therock/release.js';
 
 export interface DeriveOptions {
   /** The manifest to extend (a stack.yaml or its directory). */
@@ -33,6 +38,12 @@ export interface DeriveOptions {
   dryRun: boolean;
   jobs: number;
   progress: Progress;
+  /**
+   * A TheRock-stream release: the tag or branch of ROCm/TheRock whose pins
+   * compose it. Defaults to the stream's tag (therock-X.Y) when the release
+   * derived from is itself a TheRock one.
+   */
+  therock?: string;
 }
 
 export interface DeriveResult {
@@ -41,7 +52,10 @@ export interface DeriveResult {
   draft: DraftRelease;
   /** The stack.yaml text with the draft (what was, or with --dry-run would be, written). */
   text: string;
-  projects: ProjectsReport;
+  /** AMD's project list compared (legacy stream); a TheRock release has `therock` instead. */
+  projects?: ProjectsReport;
+  /** TheRock's composition at its ref, compared with the release derived from. */
+  therock?: TheRockReport;
   diff: DiffReport;
   patches: PatchesReport;
   /** Problems `validate` finds in the manifest with the draft; empty when it validates. */
@@ -82,39 +96,50 @@ export async function deriveRelease(o: DeriveOptions): Promise<DeriveResult> {
     throw new UserError(`--derive-from ${o.from} must be older than ${o.version}`, ExitCode.invalidInput);
   }
 
-  let projects: ProjectsReport;
-  try {
-    projects = await compareProjects(manifest, {
-      version: o.version,
-      against: o.from,
-      baseUrl: o.baseUrl,
-      cacheDir: o.cacheDir,
-      deadline: o.deadline,
-      probe: true,
-      trees: false,
-      jobs: o.jobs,
-      progress: o.progress,
-    });
-  } catch (err) {
-    if (err instanceof ReleaseManifestError) throw new UserError(err.message, ExitCode.invalidInput);
-    if (err instanceof TreeError) {
-      throw new UserError(
-        err.kind === 'missing' ? `AMD has no release ${o.version}: ${err.message}` : `cannot read AMD's release manifest of ${o.version}: ${err.message}`,
-        err.kind === 'missing' ? ExitCode.invalidInput : ExitCode.fetchFailed,
-      );
+  const therockRef = o.therock ?? (base.stream === 'therock' ? expand(STREAMS.therock.tagFor(o.version), 'x', o.version) : undefined);
+  let projects: ProjectsReport | undefined;
+  let therock: TheRockReport | undefined;
+  let draft: DraftRelease;
+  if (therockRef !== undefined) {
+    therock = await theRockComposition(manifest, o, therockRef);
+    // A TheRock release has no AMD project list (default.xml): its composition is TheRock's pins, printed for the maintainer.
+    draft = { version: o.version, from: o.from, llvmSlot: base.llvm_slot, stream: 'therock', newProjects: [] };
+  } else {
+    try {
+      projects = await compareProjects(manifest, {
+        version: o.version,
+        against: o.from,
+        baseUrl: o.baseUrl,
+        cacheDir: o.cacheDir,
+        deadline: o.deadline,
+        probe: true,
+        trees: false,
+        jobs: o.jobs,
+        progress: o.progress,
+      });
+    } catch (err) {
+      if (err instanceof ReleaseManifestError) throw new UserError(err.message, ExitCode.invalidInput);
+      if (err instanceof TreeError) {
+        throw new UserError(
+          err.kind === 'missing' ? `AMD has no release ${o.version}: ${err.message}` : `cannot read AMD's release manifest of ${o.version}: ${err.message}`,
+          err.kind === 'missing' ? ExitCode.invalidInput : ExitCode.fetchFailed,
+        );
+      }
+      throw err;
     }
-    throw err;
+    draft = {
+      version: o.version,
+      from: o.from,
+      llvmSlot: base.llvm_slot,
+      ...(manifest.stack.projects ? { projects: projects.projects.filter((p) => p.status !== 'gone').map((p) => p.name) } : {}),
+      newProjects: projects.projects.filter((p) => p.status === 'new' && !p.accounted).map((p) => p.name),
+    };
   }
-  const draft: DraftRelease = {
-    version: o.version,
-    from: o.from,
-    llvmSlot: base.llvm_slot,
-    ...(manifest.stack.projects ? { projects: projects.projects.filter((p) => p.status !== 'gone').map((p) => p.name) } : {}),
-    newProjects: projects.projects.filter((p) => p.status === 'new' && !p.accounted).map((p) => p.name),
-  };
 
-  const diff = await diffReleases(manifest, { from: o.from, to: o.version, components: manifest.components, provider: o.provider, jobs: o.jobs, progress: o.progress });
-  const patches = await replayPatches(manifest, { version: o.version, against: o.from, components: manifest.components, provider: o.provider, jobs: o.jobs, progress: o.progress });
+  // The build files of the new release are read at its own tags: the draft's stream decides them, as it will for the ebuilds.
+  const drafted: Manifest = { ...manifest, stack: { ...manifest.stack, releases: { ...manifest.stack.releases, [o.version]: { llvm_slot: draft.llvmSlot, ...(draft.stream ? { stream: draft.stream } : {}) } } } };
+  const diff = await diffReleases(drafted, { from: o.from, to: o.version, components: manifest.components, provider: o.provider, jobs: o.jobs, progress: o.progress });
+  const patches = await replayPatches(drafted, { version: o.version, against: o.from, components: manifest.components, provider: o.provider, jobs: o.jobs, progress: o.progress });
 
   let text: string;
   try {
@@ -124,7 +149,7 @@ export async function deriveRelease(o: DeriveOptions): Promise<DeriveResult> {
     if (err instanceof DraftError) throw new UserError(`${file}: ${err.message}`, ExitCode.invalidInput);
     throw err;
   }
-  const result: DeriveResult = { file, written: false, draft, text, projects, diff, patches, issues: [] };
+  const result: DeriveResult = { file, written: false, draft, text, ...(projects ? { projects } : {}), ...(therock ? { therock } : {}), diff, patches, issues: [] };
   if (o.dryRun) return result;
 
   // Written under a temporary name and renamed over the file, and only if
@@ -149,14 +174,38 @@ export async function deriveRelease(o: DeriveOptions): Promise<DeriveResult> {
   return result;
 }
 
+/** TheRock at `ref`, which must be the release being derived, compared with the release it is derived from. */
+async function theRockComposition(manifest: Manifest, o: DeriveOptions, ref: string): Promise<TheRockReport> {
+  let release;
+  try {
+    release = await readTheRock(ref, { baseUrl: o.baseUrl, cacheDir: o.cacheDir, deadline: o.deadline });
+  } catch (err) {
+    if (err instanceof TreeError) {
+      throw new UserError(
+        err.kind === 'missing' ? `TheRock has no tag or branch ${ref} for ${o.version}: ${err.message}; name the ref with --therock` : `cannot read TheRock at ${ref}: ${err.message}`,
+        err.kind === 'missing' ? ExitCode.invalidInput : ExitCode.fetchFailed,
+      );
+    }
+    throw err;
+  }
+  if (release.version !== o.version) {
+    throw new UserError(`TheRock at ${ref} is ROCm ${release.version ?? '(no version.json)'}, not ${o.version}; nothing was written`, ExitCode.invalidInput);
+  }
+  if (release.problems.length > 0) {
+    throw new UserError(`TheRock at ${ref} holds entries that were refused; nothing was written:\n${release.problems.map((p) => `  ${p}`).join('\n')}`, ExitCode.invalidInput);
+  }
+  const comparison = compareWithManifest(manifest, o.from, release);
+  return { therock: release, comparison, summary: summarize(release, comparison) };
+}
+
 /** The reports for people, as `bump --derive-from` prints them before deciding whether to go on. */
 export function formatDerive(r: DeriveResult, color: boolean): string {
   const out = [
-    formatProjectsText(r.projects),
+    r.therock ? formatTheRockText(r.therock) : formatProjectsText(r.projects!),
     formatDiffText(r.diff, { color }),
     formatPatchesText(r.patches, { color }),
     r.written
-      ? `Draft release ${r.draft.version} written to ${r.file} (derived from ${r.draft.from}; no evidence yet; llvm_slot ${r.draft.llvmSlot} carried over: check it${r.draft.newProjects.length ? `; ${r.draft.newProjects.length} new project${r.draft.newProjects.length === 1 ? '' : 's'} excluded as not packaged yet` : ''}).`
+      ? `Draft release ${r.draft.version} written to ${r.file} (derived from ${r.draft.from}${r.draft.stream ? `, ${r.draft.stream} stream` : ''}; no evidence yet; llvm_slot ${r.draft.llvmSlot} carried over: check it${r.draft.newProjects.length ? `; ${r.draft.newProjects.length} new project${r.draft.newProjects.length === 1 ? '' : 's'} excluded as not packaged yet` : ''}).`
       : `Draft release ${r.draft.version} for ${r.file} (--dry-run: not written):`,
   ];
   return `${out.join('\n')}\n`;

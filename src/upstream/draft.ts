@@ -6,6 +6,8 @@ export interface DraftRelease {
   version: string;
   from: string;
   llvmSlot: number;
+  /** The release stream, when not the legacy one (a release derived from TheRock's pins). */
+  stream?: 'therock';
   /** AMD's project list of the release; omitted when the stack keeps no project lists. */
   projects?: string[];
   /** Projects new in the release that nothing packages or excludes yet. */
@@ -90,7 +92,7 @@ export function applyDraft(text: string, d: DraftRelease): string {
   edits.push({
     at: r.at,
     text:
-      `${r.indent}"${d.version}": { llvm_slot: ${d.llvmSlot} }` +
+      `${r.indent}"${d.version}": { llvm_slot: ${d.llvmSlot}${d.stream ? `, stream: ${d.stream}` : ''} }` +
       `  # draft derived from ${d.from}: no evidence yet; llvm_slot carried over, check it\n`,
   });
 
@@ -127,7 +129,7 @@ function check(before: Document, out: string, d: DraftRelease): void {
   const after = parseDocument(out, { version: '1.2' });
   if (after.errors.length > 0) throw new DraftError(`the draft would not parse (${after.errors[0]!.message}); add it by hand`);
   const want = before.toJS() as Record<string, unknown>;
-  (want.releases as Record<string, unknown>)[d.version] = { llvm_slot: d.llvmSlot };
+  (want.releases as Record<string, unknown>)[d.version] = { llvm_slot: d.llvmSlot, ...(d.stream ? { stream: d.stream } : {}) };
   if (d.projects && want.projects) (want.projects as Record<string, unknown>)[d.version] = d.projects;
   if (d.newProjects.length > 0) {
     want.excluded = [

@@ -4,10 +4,11 @@ import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { removeDir, runCli, tempDir } from '../helpers/project.js';
 import { ArchiveTree } from '../../src/upstream/archive-tree.js';
-import { GitTree, gitTreeAt } from '../../src/upstream/git-tree.js';
+import { GitTree, gitTreeAt, isRefName } from '../../src/upstream/git-tree.js';
 import { hasPath, TreeError } from '../../src/upstream/source-tree.js';
 import { universe, type Universe } from './support.js';
 import { Deadline } from '../../src/util/deadline.js';
+import { commitTree, repoWithCommit } from './therock-fixture.js';
 
 describe('upstream source trees', function () {
   this.timeout(120_000);
@@ -83,8 +84,36 @@ describe('upstream source trees', function () {
     await assert.rejects(gitTreeAt(path.join(dir, 'no-repo'), 'rocm-6.3.3', 'ROCm/none rocm-6.3.3', { cacheDir: dir, deadline: new Deadline(undefined, 10_000) }), (e: unknown) => e instanceof TreeError && e.kind === 'unreachable');
   });
 
+  it('reads a branch only when asked to (a tag of the same name wins), with its commit, gitlinks, sizes and a file as configuration', async () => {
+    const gitDir = path.join(dir, 'branches.git');
+    const scratch = path.join(dir, 'scratch');
+    await mkdir(scratch, { recursive: true });
+    const pinned = await repoWithCommit(path.join(dir, 'pinned.git'), { 'a.txt': 'a\n' }, scratch);
+    const tagged = await commitTree(gitDir, { 'v.txt': 'tag\n', '.gitmodules': '[submodule "p"]\n\tpath = sub\n\turl = https://example.org/p.git\n' }, { sub: pinned }, scratch, { tag: 'release/x' });
+    const branched = await commitTree(gitDir, { 'v.txt': 'branch\n' }, {}, scratch, { branch: 'release/x', parent: tagged });
+    await commitTree(gitDir, { 'v.txt': 'only a branch\n' }, {}, scratch, { branch: 'release/y', parent: branched });
+    // Tags only, as every legacy caller asks: a branch is not a release.
+    await assert.rejects(GitTree.open(gitDir, 'release/y', 'r release/y'), /no tag release\/y in r/);
+    const y = await GitTree.open(gitDir, 'release/y', 'r release/y', undefined, undefined, 'tags-or-branches');
+    assert.equal(y.ref, 'refs/heads/release/y');
+    assert.equal((await y.read(['v.txt'])).get('v.txt')!.toString(), 'only a branch\n');
+    const x = await GitTree.open(gitDir, 'release/x', 'r release/x', undefined, undefined, 'tags-or-branches');
+    assert.equal(x.ref, 'refs/tags/release/x');
+    assert.equal(await x.commit(), tagged);
+    // A gitlink is listed as before, never read as a blob; its commit is what gitlinks() gives.
+    assert.deepEqual(await x.files(), ['.gitmodules', 'sub', 'v.txt']);
+    assert.deepEqual([...(await x.gitlinks())], [['sub', pinned]]);
+    assert.deepEqual([...(await x.read(['sub', 'v.txt'])).keys()], ['v.txt']);
+    assert.deepEqual([...(await x.sizes(['v.txt', 'sub', 'nope']))], [['v.txt', 4]]);
+    assert.deepEqual(await x.configOf('.gitmodules'), { entries: [['submodule.p.path', 'sub'], ['submodule.p.url', 'https://example.org/p.git']] });
+    assert.ok('error' in (await x.configOf('sub')));
+    await assert.rejects(GitTree.open(gitDir, 'release/z', 'r release/z', undefined, undefined, 'tags-or-branches'), /no tag or branch release\/z in r/);
+    for (const bad of ['-x', '--upload-pack=x', 'a..b', 'a b', 'a:b', 'a~1', 'x.lock', '.hidden', 'a//b', 'a/', '@', 'a@{1}', 'a\x01']) assert.equal(isRefName(bad), false, bad);
+    for (const good of ['rocm-6.3.3', 'therock-7.14', 'release/therock-10.0', 'v1.2']) assert.equal(isRefName(good), true, good);
+  });
+
   it('every upstream command has --help with examples, and --json', async () => {
-    for (const cmd of ['tags', 'projects', 'diff', 'patches']) {
+    for (const cmd of ['tags', 'projects', 'diff', 'patches', 'therock']) {
       const r = await runCli(['upstream', cmd, '--help']);
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, new RegExp(`^USAGE\\n {2}\\$ rocm-ebuild upstream ${cmd}`, 'm'));

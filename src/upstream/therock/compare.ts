@@ -1,0 +1,302 @@
+import type { Manifest } from '../../manifest/load.js';
+import { projectKey } from '../../model/sources/index.js';
+import type { ResolvedComponent } from '../../model/resolve.js';
+import { inRange } from '../../model/version.js';
+import { resolveAt } from '../sources.js';
+import type { Submodule } from './gitmodules.js';
+import type { TheRockRelease } from './release.js';
+import type { Subproject } from './subprojects.js';
+
+/**
+ * TheRock's composition against one release of the manifest: which of
+ * TheRock's subprojects each package corresponds to (by where its source
+ * lives first, by name second), what TheRock builds that the manifest lacks,
+ * what the manifest packages that TheRock does not build (and where such a
+ * package's version must then come from), packages whose source moved, and
+ * the dependencies one side has that the other lacks.
+ */
+
+/** A place in a repository: owner/name (or a URL for non-GitHub submodules) and a directory ('' for the root). */
+export interface Place {
+  repo: string;
+  dir: string;
+}
+
+export const showPlace = (p: Place) => (p.dir ? `${p.repo}:${p.dir}` : p.repo);
+
+export type MatchHow = 'location' | 'within' | 'contains' | 'name';
+
+export interface Match {
+  subproject: string;
+  atom: string;
+  /** location: the same directory; within: TheRock's directory is inside ours; contains: ours is inside TheRock's; name: only the names agree. */
+  how: MatchHow;
+  theirs: Place;
+  ours?: Place;
+}
+
+export interface Moved {
+  atom: string;
+  subproject: string;
+  ours: Place;
+  theirs: Place;
+  /** The commit TheRock pins. */
+  commit: string;
+}
+
+export interface Gone {
+  atom: string;
+  ours?: Place;
+  /** Where its versions must come from instead, for people. */
+  versionSource: string;
+}
+
+export interface NewComponent {
+  subproject: string;
+  theirs: Place;
+  commit: string;
+  /** An exclusion of the manifest covering it, by name. */
+  excluded?: string;
+}
+
+export interface DepDifference {
+  from: string;
+  to: string;
+  /** TheRock's side: the subprojects and the kind of dependency; ours: the dependency classes. */
+  detail: string;
+}
+
+export interface Ambiguous {
+  subproject: string;
+  atoms: string[];
+}
+
+export interface TheRockComparison {
+  /** The manifest release compared with. */
+  release: string;
+  matches: Match[];
+  ambiguous: Ambiguous[];
+  new: NewComponent[];
+  /** TheRock's subprojects from its own tree or the build tree (bundled third-party code, helpers): Gentoo packages stand in. */
+  bundled: string[];
+  gone: Gone[];
+  moved: Moved[];
+  /** TheRock has them, the manifest's data lacks them (not even through other packages). */
+  depsTheirsOnly: DepDifference[];
+  /** The manifest has them, TheRock's subprojects do not (not even through others). */
+  depsOursOnly: DepDifference[];
+}
+
+interface Ours {
+  c: ResolvedComponent;
+  places: Place[];
+  /** Names it is known by: name, PN, projects, source repositories and release assets, subdirectory basenames. */
+  keys: Set<string>;
+  /** Words of its own name and PN, for breaking ties ("hip" in hip-clr). */
+  words: Set<string>;
+}
+
+const words = (s: string) => s.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+const base = (dir: string) => dir.split('/').filter(Boolean).at(-1) ?? '';
+const inside = (inner: string, outer: string) => outer === '' || inner === outer || inner.startsWith(`${outer}/`);
+
+function ours(c: ResolvedComponent): Ours {
+  const places: Place[] = [];
+  const keys = new Set<string>([projectKey(c.name), projectKey(c.pn), ...(c.spec.projects ?? []).map(projectKey)]);
+  for (const s of c.sources) {
+    const l = s.location;
+    if (!l.repo) continue;
+    const dir = (l.path ?? s.spec.subdir ?? '').replace(/^\/+|\/+$/g, '');
+    places.push({ repo: l.repo, dir });
+    if (l.project) keys.add(projectKey(l.project));
+    if (dir) keys.add(projectKey(base(dir)));
+  }
+  keys.delete('');
+  return { c, places, keys, words: new Set([...words(c.name), ...words(c.pn)]) };
+}
+
+/** TheRock's place of a subproject: its submodule's repository and the directory below it. */
+export function placeOf(s: Subproject, submodules: readonly Submodule[]): { place: Place; commit: string } | undefined {
+  if (s.source.kind !== 'submodule' && s.source.wraps === undefined) return undefined;
+  const sub = submodules.find((m) => m.name === (s.source.submodule ?? s.source.wraps));
+  if (!sub) return undefined;
+  // A wrapper directory of TheRock's tree builds the whole submodule it holds.
+  return { place: { repo: sub.github ?? sub.url, dir: s.source.kind === 'submodule' ? (s.source.dir ?? '') : '' }, commit: sub.commit };
+}
+
+function score(s: Subproject, theirs: Place | undefined, o: Ours): { score: number; how: MatchHow; ours?: Place } | undefined {
+  let loc = 0;
+  let how: MatchHow = 'name';
+  let at: Place | undefined;
+  if (theirs) {
+    for (const p of o.places) {
+      if (p.repo !== theirs.repo) continue;
+      const here = p.dir === theirs.dir ? 3 : inside(theirs.dir, p.dir) ? 2 : inside(p.dir, theirs.dir) ? 1 : 0;
+      if (here > loc) {
+        loc = here;
+        at = p;
+        how = here === 3 ? 'location' : here === 2 ? 'within' : 'contains';
+      }
+    }
+  }
+  let name = 0;
+  if (o.keys.has(projectKey(s.name))) name = 2;
+  else if (theirs?.dir && o.keys.has(projectKey(base(theirs.dir)))) name = 1;
+  if (words(s.name).some((w) => o.words.has(w))) name += 0.5;
+  // A name alone must be the subproject's own name or its directory's.
+  if (loc === 0 && name < 1) return undefined;
+  return { score: loc * 10 + name, how, ...(at ? { ours: at } : { ours: o.places[0] }) };
+}
+
+export function compareWithManifest(manifest: Manifest, version: string, release: TheRockRelease): TheRockComparison {
+  const components = manifest.components.map((l) => resolveAt(manifest, l, version)).filter((c): c is ResolvedComponent => c !== undefined);
+  const all = components.map(ours);
+  const atoms = new Set(components.map((c) => c.atom));
+
+  const candidates = release.subprojects.map((s) => {
+    const at = placeOf(s, release.submodules);
+    const scored = all
+      .map((o) => ({ o, r: score(s, at?.place, o) }))
+      .filter((x): x is { o: Ours; r: NonNullable<ReturnType<typeof score>> } => x.r !== undefined)
+      .sort((a, b) => b.r.score - a.r.score);
+    return { s, at, scored, best: scored[0]?.r.score ?? 0 };
+  });
+  // Strongest evidence first, so a weaker candidate can tell which packages are already someone's.
+  candidates.sort((a, b) => b.best - a.best);
+  const matches: Match[] = [];
+  const ambiguous: Ambiguous[] = [];
+  const claimed = new Set<string>();
+  for (const { s, at, scored, best } of candidates) {
+    // TheRock's own or bundled code: a name that happens to match is not a package of the same thing.
+    if (!at && (s.source.kind === 'tree' || s.source.kind === 'build')) continue;
+    let top = scored.filter((x) => x.r.score === best);
+    if (top.length > 1) {
+      const free = top.filter((x) => !claimed.has(x.o.c.atom));
+      if (free.length >= 1) top = free;
+    }
+    if (top.length === 0) continue;
+    if (top.length > 1) {
+      ambiguous.push({ subproject: s.name, atoms: top.map((x) => x.o.c.atom).sort() });
+      continue;
+    }
+    const { o, r } = top[0]!;
+    claimed.add(o.c.atom);
+    matches.push({ subproject: s.name, atom: o.c.atom, how: r.how, theirs: at?.place ?? { repo: 'ROCm/TheRock', dir: s.source.dir ?? '' }, ...(r.ours ? { ours: r.ours } : {}) });
+  }
+  matches.sort((a, b) => (a.subproject.toLowerCase() < b.subproject.toLowerCase() ? -1 : 1));
+  const atomOf = new Map(matches.map((m) => [m.subproject, m.atom]));
+  const ambiguousNames = new Set(ambiguous.map((a) => a.subproject));
+
+  const exclusions = (manifest.stack.excluded ?? []).filter((e) => inRange(version, e.releases));
+  const fresh: NewComponent[] = [];
+  const bundled: string[] = [];
+  for (const s of release.subprojects) {
+    if (atomOf.has(s.name) || ambiguousNames.has(s.name)) continue;
+    const at = placeOf(s, release.submodules);
+    if (!at) {
+      if (s.source.kind === 'tree' || s.source.kind === 'build') bundled.push(s.name);
+      continue;
+    }
+    const keys = [projectKey(s.name), projectKey(base(at.place.dir))];
+    const excluded = exclusions.find((e) => keys.includes(projectKey(e.project)))?.reason.replace(/\s+/g, ' ').trim();
+    fresh.push({ subproject: s.name, theirs: at.place, commit: at.commit, ...(excluded !== undefined ? { excluded } : {}) });
+  }
+
+  const matchedAtoms = new Set(matches.map((m) => m.atom));
+  const pinnedRepos = new Set(release.submodules.map((m) => m.github ?? m.url));
+  const gone: Gone[] = all
+    .filter((o) => !matchedAtoms.has(o.c.atom) && !ambiguous.some((a) => a.atoms.includes(o.c.atom)))
+    .map((o) => {
+      const main = o.places[0];
+      const tag = o.c.sources[0]?.location.tag;
+      let versionSource: string;
+      if (!main) versionSource = 'its own download (no repository); TheRock pins no version of it';
+      else if (pinnedRepos.has(main.repo)) {
+        versionSource = `TheRock pins ${main.repo} but builds nothing from ${showPlace(main)}: the pinned commit's tree has it, or take ${main.repo}'s own tags`;
+      } else versionSource = `its own repository's tags (${main.repo}${tag ? `, ${tag} in ${version}` : ''}): TheRock pins no version of it`;
+      return { atom: o.c.atom, ...(main ? { ours: main } : {}), versionSource };
+    })
+    .sort((a, b) => (a.atom < b.atom ? -1 : 1));
+
+  const moved: Moved[] = [];
+  for (const m of matches) {
+    if (m.how === 'location' || m.how === 'within' || m.how === 'contains' || !m.ours) continue;
+    const at = placeOf(release.subprojects.find((s) => s.name === m.subproject)!, release.submodules);
+    if (!at) continue;
+    if (m.ours.repo === at.place.repo && m.ours.dir === at.place.dir) continue;
+    // A package matched through a test subproject moved with its main one: report it once.
+    if (moved.some((x) => x.atom === m.atom)) continue;
+    moved.push({ atom: m.atom, subproject: m.subproject, ours: m.ours, theirs: at.place, commit: at.commit });
+  }
+
+  // Dependencies: each side's direct edges checked against the other side's
+  // transitive closure, so a dependency one side states directly and the
+  // other gets through a third package is not reported.
+  const theirEdges = new Map<string, { to: string; kind: string }[]>();
+  for (const s of release.subprojects) theirEdges.set(s.name, s.deps.map((d) => ({ to: d.name, kind: d.kind })));
+  const ourEdges = new Map<string, { to: string; classes: string }[]>();
+  for (const c of components) {
+    ourEdges.set(
+      c.atom,
+      (c.spec.deps ?? []).filter((d) => !d.blocker && atoms.has(d.atom) && d.atom !== c.atom).map((d) => ({ to: d.atom, classes: d.classes.join('+') })),
+    );
+  }
+  const reach = <T extends { to: string }>(edges: Map<string, T[]>, from: string): Set<string> => {
+    const seen = new Set<string>();
+    const stack = [from];
+    while (stack.length) {
+      for (const e of edges.get(stack.pop()!) ?? []) {
+        if (!seen.has(e.to)) {
+          seen.add(e.to);
+          stack.push(e.to);
+        }
+      }
+    }
+    return seen;
+  };
+  const subsOf = new Map<string, string[]>();
+  for (const m of matches) subsOf.set(m.atom, [...(subsOf.get(m.atom) ?? []), m.subproject]);
+
+  // A dependency on a subproject our package is only a part of (amd-llvm,
+  // which holds device-libs but is above all the compiler, vanilla LLVM in
+  // Gentoo) says nothing about that part: not compared.
+  const partial = new Set(matches.filter((m) => m.how === 'contains').map((m) => m.subproject));
+  const theirsOnly = new Map<string, DepDifference>();
+  for (const s of release.subprojects) {
+    const from = atomOf.get(s.name);
+    if (!from) continue;
+    const ourReach = reach(ourEdges, from);
+    for (const d of s.deps) {
+      const to = atomOf.get(d.name);
+      if (!to || to === from || ourReach.has(to) || partial.has(d.name)) continue;
+      const key = `${from} ${to}`;
+      const detail = `${s.name} → ${d.name} (${d.kind}${d.via ? `, through ${d.via}` : ''})`;
+      const have = theirsOnly.get(key);
+      if (have) have.detail += `; ${detail}`;
+      else theirsOnly.set(key, { from, to, detail });
+    }
+  }
+  const oursOnly: DepDifference[] = [];
+  for (const c of components) {
+    const fromSubs = subsOf.get(c.atom);
+    if (!fromSubs) continue;
+    const theirReach = new Set(fromSubs.flatMap((s) => [...reach(theirEdges, s)]));
+    for (const e of ourEdges.get(c.atom) ?? []) {
+      const toSubs = subsOf.get(e.to);
+      if (!toSubs || toSubs.some((t) => theirReach.has(t) || fromSubs.includes(t))) continue;
+      oursOnly.push({ from: c.atom, to: e.to, detail: e.classes });
+    }
+  }
+  const byEdge = (a: DepDifference, b: DepDifference) => (`${a.from} ${a.to}` < `${b.from} ${b.to}` ? -1 : 1);
+  return {
+    release: version,
+    matches,
+    ambiguous,
+    new: fresh.sort((a, b) => (a.subproject.toLowerCase() < b.subproject.toLowerCase() ? -1 : 1)),
+    bundled: bundled.sort(),
+    gone,
+    moved: moved.sort((a, b) => (a.atom < b.atom ? -1 : 1)),
+    depsTheirsOnly: [...theirsOnly.values()].sort(byEdge),
+    depsOursOnly: oursOnly.sort(byEdge),
+  };
+}
