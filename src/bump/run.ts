@@ -383,6 +383,8 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
     );
   }
   const plan = makePlan(model, state, { dropOld: o.dropOld, ...(ctx.only ? { only: ctx.only } : {}) });
+  // ::gentoo ships no repository sets (sets.conf has no place there): `rocm-ebuild set` prints them instead.
+  if (gentoo) plan.scaffold = plan.scaffold.filter((s) => s.what !== 'package-sets');
   if (plan.newer.length > 0 && !o.allowDowngrade) refuseDowngrade(plan);
   // amdgpu_targets.desc follows the releases the overlay holds after this bump:
   // a target no ebuild offers is pkgcheck's UnusedGlobalUseExpand, a new

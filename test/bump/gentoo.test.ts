@@ -91,7 +91,7 @@ describe('bump into ::gentoo itself', function () {
     assert.equal(eclass[0]!.level, 'warning');
     assert.match(eclass[0]!.message, /gentoo-dev mailing list/);
     const body = await runCli(['pr', 'body', '--overlay', dir, '--range', start, '--no-pkgcheck', '--manifest', small.flags[1]!], { home: small.home });
-    assert.match(body.stdout, /^\*\*Eclass change:\*\* `rocm\.eclass` is changed \(rocm\.eclass: add rocm_use_hipcc\)\. It affects every ebuild in ::gentoo/m);
+    assert.match(body.stdout, /^\*\*Eclass change:\*\* `rocm\.eclass` is changed \(rocm\.eclass: add rocm\\_use\\_hipcc\)\. It affects every ebuild in ::gentoo/m);
   });
 
   it('pr check refuses files ::gentoo has no place for, and rocm-ebuild\'s own settings file', async () => {

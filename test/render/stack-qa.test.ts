@@ -130,7 +130,7 @@ describe('every generated ebuild of the shipped stack', function () {
     assert.deepEqual(problems, []);
   });
 
-  it('no ebuild of any release installs with pip while building (Gentoo builds Python with the PEP 517 eclass or runs it from the tree)', () => {
+  it('no ebuild of any release depends on dev-python/pip or runs pip itself (Gentoo builds Python with the PEP 517 eclass or runs it from the tree; a virtualenv an upstream build makes has its own)', () => {
     const problems: string[] = [];
     for (const model of all) {
       for (const c of model.components) {
