@@ -31,11 +31,13 @@ export interface PatchesOptions {
   progress: Progress;
 }
 
-function hasFixups(c: ResolvedComponent): boolean {
+/** Whether a component has fix-ups to replay: prepare operations or sed calls in phase code. */
+export function hasFixups(c: ResolvedComponent): boolean {
   return (c.spec.prepare ?? []).length > 0 || Object.values(c.spec.phases ?? {}).some((p) => /\bsed\b/.test(`${p.before ?? ''}${p.replace ?? ''}${p.after ?? ''}`));
 }
 
-function treesOf(manifest: Manifest, c: ResolvedComponent, provider: TreeProvider): ReplayTrees {
+/** A component's trees for the replay, each opened once, when a fix-up first reaches it. */
+export function treesOf(manifest: Manifest, c: ResolvedComponent, provider: TreeProvider): ReplayTrees {
   const refs = sourceRefs(manifest, c);
   const opened = new Map<number, Promise<SourceTree | { error: string }>>();
   const release = manifest.stack.releases[dataRelease(manifest, c.version)]!;

@@ -1,0 +1,114 @@
+import { Args, Flags } from '#oclif';
+import { BaseCommand } from '../../cli/base-command.js';
+import { createProgress, useColor } from '../../cli/progress.js';
+import { ExitCode } from '../../cli/exit-codes.js';
+import { UserError } from '../../cli/errors.js';
+import { loadManifestOrFail, manifestFlag } from '../../cli/stack.js';
+import { deadlineOf, requireVersion, treeFlags, treeProvider } from '../../cli/upstream-flags.js';
+import { checkEvidence, type EvidenceReport } from '../../upstream/evidence.js';
+import { formatEvidenceText } from '../../upstream/evidence-format.js';
+import { addEvidenceRecord, checkRecordTarget, recordEvidence, RecordError, type TagRecord } from '../../upstream/evidence-record.js';
+import { selectComponents } from '../../upstream/select.js';
+
+export default class UpstreamEvidence extends BaseCommand {
+  static override summary = "Check a release's facts at the real upstream tags, and record them as `tag` evidence";
+  static override description = `For every component of the release, opens its sources at the release's tags (the same trees as upstream diff
+and upstream patches: release tarballs, or with --base-url git tags; a monorepo's project through a partial clone
+of its directory) and checks the facts that can be checked mechanically:
+  sources   every source's tag or release asset exists, and the directory S points at holds the build files
+  cmake     every -D name the ebuild passes is defined or read by the project's CMake files (option(),
+            set(… CACHE), if(NAME), \${NAME}…) or is CMake's own (CMAKE_*, BUILD_TESTING, <Pkg>_DIR of a
+            package it finds…)
+  fixups    every fix-up applies, replayed as upstream patches does; patch files are not replayed
+Each fact is held, failed (with the reason), or not checked (it could not be decided here). deps, targets,
+tests and the rest need a reviewer and are left out.
+
+With --record, a component whose facts all held (and none failed) gets the evidence record
+  - releases: ["VERSION"]
+    kind: tag
+    source: <owner/repo> at <tag>
+    facts: [the facts that held]
+in its YAML file, spliced in with every comment and other byte kept; a second run changes nothing. The file is
+replaced by rename under a lock beside it (another process waits for it), and a symbolic link, or a file outside
+the manifest directory, is refused before anything is read.
+
+Exit codes: 0 every checked fact held, 2 invalid input or a record refused, 5 some sources could not be read,
+6 some facts failed (the data must change).`;
+
+  static override examples = [
+    { description: 'Which facts of 6.3.3 hold at the upstream tags?', command: '<%= config.bin %> <%= command.id %> 6.3.3' },
+    { description: 'Record tag evidence for two components, from local mirrors', command: "<%= config.bin %> <%= command.id %> 6.3.3 rocPRIM hipcub --record --base-url '/srv/mirror/{owner}+{repo}.git'" },
+    { description: 'The checks as JSON, bounded to ten minutes', command: '<%= config.bin %> <%= command.id %> 7.2.0 rocBLAS --json --timeout 600' },
+  ];
+
+  static override strict = false;
+  static override args = {
+    version: Args.string({ ignoreStdin: true, description: 'the release whose facts are checked, e.g. 6.3.3 (one the manifest has)', required: true }),
+  };
+
+  static override flags = {
+    manifest: manifestFlag,
+    ...treeFlags,
+    record: Flags.boolean({ description: 'write a `tag` evidence record into each component file whose checked facts all held' }),
+  };
+
+  async run(): Promise<EvidenceReport> {
+    const { args, argv, flags } = await this.parse(UpstreamEvidence);
+    const json = this.jsonEnabled();
+    const version = requireVersion(args.version, 'release');
+    const manifest = await loadManifestOrFail(flags.manifest);
+    if (!Object.hasOwn(manifest.stack.releases, version)) {
+      throw new UserError(`release ${version} is not in ${manifest.file}: evidence is recorded for releases the manifest generates (add it with bump --derive-from first)`, ExitCode.invalidInput);
+    }
+    const components = selectComponents(manifest, (argv as string[]).slice(1));
+    if (flags.record) {
+      // Refused before anything is fetched: a link out of the manifest is never read or replaced.
+      for (const c of components) {
+        try {
+          await checkRecordTarget(c.source.file, manifest.dir);
+        } catch (err) {
+          if (err instanceof RecordError) throw new UserError(`${err.message}; nothing was checked or written`, ExitCode.invalidInput);
+          throw err;
+        }
+      }
+    }
+    const quiet = json || !process.stderr.isTTY;
+    const report = await checkEvidence(manifest, {
+      version,
+      components,
+      provider: treeProvider(flags, quiet, { deadline: deadlineOf(flags.timeout) }),
+      jobs: flags.jobs ?? 2,
+      progress: createProgress({ quiet }),
+    });
+    const byName = new Map(components.map((c) => [c.spec.name, c]));
+    for (const c of report.components) {
+      if (!c.record) continue;
+      const record = c.record as TagRecord;
+      try {
+        if (flags.record) {
+          c.recorded = await recordEvidence(c.file, manifest.dir, record, (holder) => {
+            if (!quiet) process.stderr.write(`waiting for ${holder}, which is writing ${c.file}\n`);
+          });
+        } else {
+          c.recorded = addEvidenceRecord(byName.get(c.component)!.source.text, record, c.file) === undefined ? 'unchanged' : 'would-write';
+        }
+      } catch (err) {
+        if (!(err instanceof RecordError)) throw err;
+        c.recordError = err.message;
+        report.records.refused++;
+        continue;
+      }
+      if (c.recorded === 'written') report.records.written++;
+      else if (c.recorded === 'unchanged') report.records.unchanged++;
+      else report.records.wouldWrite++;
+    }
+    if (!json) process.stdout.write(formatEvidenceText(report, { color: useColor(process.stdout), record: flags.record }));
+    const k = report.counts;
+    const code = report.records.refused > 0 && flags.record ? ExitCode.invalidInput : k.unreadable > 0 ? ExitCode.fetchFailed : k.failed > 0 ? ExitCode.qaFailed : ExitCode.ok;
+    if (code !== ExitCode.ok) {
+      if (json) this.logJson(report);
+      this.exit(code);
+    }
+    return report;
+  }
+}

@@ -1,0 +1,200 @@
+import { randomBytes } from 'node:crypto';
+import { constants, promises as fs } from 'node:fs';
+import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { isMap, isScalar, isSeq, parseDocument, type Node, type YAMLSeq } from 'yaml';
+import { waitForLock } from '../distfiles/lock.js';
+import { MAX_FILE_BYTES } from '../manifest/yaml-source.js';
+import type { EvidenceFact, EvidenceSpec } from '../manifest/types.js';
+import { covers } from '../model/evidence.js';
+
+/**
+ * Writing a `tag` evidence record into a component's YAML file: the record is
+ * spliced in as text (the yaml Document API finds where), so every comment
+ * and every other byte stays as the maintainer wrote it, and the result is
+ * parsed again and compared with what was meant. The file is replaced by
+ * rename under a lock beside it: a second process waits and then finds the
+ * record there; kill -9 leaves the old file or the new one, never half.
+ */
+
+export class RecordError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RecordError';
+  }
+}
+
+/** A record for one release, as this command writes them. */
+export type TagRecord = EvidenceSpec & { releases: [string]; kind: 'tag' };
+
+const FACT_ORDER: readonly EvidenceFact[] = ['sources', 'deps', 'cmake', 'targets', 'use', 'fixups', 'python', 'tests', 'install', 'license'];
+
+/** A plain YAML scalar when it reads back as the same string, else double-quoted (JSON's escapes are YAML's). */
+function scalar(text: string): string {
+  return /^[A-Za-z0-9][A-Za-z0-9 ._/+@,;()-]*$/.test(text) && !/ $/.test(text) && !/^(true|false|null|yes|no|on|off|~)$/i.test(text) ? text : JSON.stringify(text);
+}
+
+const flowList = (items: readonly string[]) => `[${items.join(', ')}]`;
+
+function recordLines(r: TagRecord, dash: string, indent: string): string {
+  return (
+    `${dash}releases: ${flowList(r.releases.map((v) => JSON.stringify(v)))}\n` +
+    `${indent}kind: ${r.kind}\n` +
+    `${indent}source: ${scalar(r.source)}\n` +
+    (r.facts?.length ? `${indent}facts: ${flowList(r.facts)}\n` : '')
+  );
+}
+
+function lineStart(text: string, offset: number): number {
+  return text.lastIndexOf('\n', offset - 1) + 1;
+}
+
+function lineEnd(text: string, offset: number): number {
+  const nl = text.indexOf('\n', offset);
+  return nl < 0 ? text.length : nl + 1;
+}
+
+/**
+ * The component file's text with the record in it, or undefined when a
+ * record of the same kind and source already covers the release with at
+ * least these facts (so a second run changes nothing). A one-release record
+ * of the same source with fewer facts has its flow `facts:` list extended;
+ * otherwise the record is added after the last one of `evidence:`, or as a
+ * new `evidence:` at the end of the file.
+ */
+export function addEvidenceRecord(text: string, record: TagRecord, file = 'the component file'): string | undefined {
+  const doc = parseDocument(text, { version: '1.2' });
+  if (doc.errors.length > 0) throw new RecordError(`${file} does not parse: ${doc.errors[0]!.message.split('\n')[0]}`);
+  if (!isMap(doc.contents)) throw new RecordError(`${file} is not a mapping`);
+  const before = doc.toJS() as Record<string, unknown>;
+  const existing = Array.isArray(before.evidence) ? (before.evidence as EvidenceSpec[]) : [];
+  const version = record.releases[0];
+  const want = record.facts ?? [];
+  const evidence = doc.get('evidence', true) as Node | undefined;
+
+  let out: string | undefined;
+  let expected: EvidenceSpec[] | undefined;
+  for (const [i, r] of existing.entries()) {
+    if (r.kind !== record.kind || r.source !== record.source || !covers(r, version)) continue;
+    const have = r.facts ?? [];
+    if (want.every((f) => have.includes(f))) return undefined;
+    const facts = (isSeq(evidence) ? evidence.items[i] : undefined) as Node | undefined;
+    const factsNode = isMap(facts) ? (facts.get('facts', true) as Node | undefined) : undefined;
+    if (Array.isArray(r.releases) && r.releases.length === 1 && isSeq(factsNode) && factsNode.flow && factsNode.range) {
+      const merged = FACT_ORDER.filter((f) => have.includes(f) || want.includes(f));
+      out = text.slice(0, factsNode.range[0]) + flowList(merged) + text.slice(factsNode.range[1]);
+      expected = existing.map((e, k) => (k === i ? { ...e, facts: merged } : e));
+      break;
+    }
+  }
+
+  if (out === undefined) {
+    expected = [...existing, record];
+    if (evidence === undefined || (isScalar(evidence) && evidence.value === null)) {
+      if (evidence !== undefined) throw new RecordError(`\`evidence:\` in ${file} has no value; write the list or remove the key`);
+      out = `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}evidence:\n${recordLines(record, '  - ', '    ')}`;
+    } else {
+      if (!isSeq(evidence) || evidence.flow || evidence.items.length === 0) {
+        throw new RecordError(`\`evidence:\` in ${file} is not a block list of records; add the record by hand`);
+      }
+      const last = (evidence as YAMLSeq<Node>).items.at(-1)!;
+      if (!isMap(last) || last.flow || !last.range) throw new RecordError(`the last \`evidence:\` entry in ${file} is not a block mapping; add the record by hand`);
+      const start = last.range[0];
+      const prefix = text.slice(lineStart(text, start), start);
+      if (!/^ *- +$/.test(prefix)) throw new RecordError(`the \`evidence:\` entries in ${file} are not written one "- key: value" block each; add the record by hand`);
+      const at = lineEnd(text, Math.max(start, last.range[1] - 1));
+      const tail = text.slice(0, at);
+      out = `${tail}${tail.endsWith('\n') ? '' : '\n'}${recordLines(record, prefix, ' '.repeat(prefix.length))}${text.slice(at)}`;
+    }
+  }
+
+  const after = parseDocument(out, { version: '1.2' });
+  const meant = { ...before, evidence: expected };
+  if (after.errors.length > 0 || !isDeepStrictEqual(after.toJS(), meant)) {
+    throw new RecordError(`adding the record would change more than \`evidence:\` in ${file} (an unusual layout); add it by hand`);
+  }
+  return out;
+}
+
+/**
+ * Refuses a component file that --record must not replace: a symbolic link
+ * (renaming over it would cut the link, and it may point out of the
+ * manifest), a file outside the manifest directory, anything but a regular
+ * file, or one with other hard links (they would keep the old text).
+ */
+export async function checkRecordTarget(file: string, manifestDir: string): Promise<void> {
+  const st = await fs.lstat(file).catch((err: NodeJS.ErrnoException) => {
+    throw new RecordError(`${file}: cannot read it (${err.code ?? err.message})`);
+  });
+  if (st.isSymbolicLink()) {
+    const to = await fs.readlink(file).catch(() => '?');
+    throw new RecordError(`${file} is a symbolic link (to ${to}); --record writes only regular files in the manifest directory: record in the file itself`);
+  }
+  if (!st.isFile()) throw new RecordError(`${file} is not a regular file`);
+  if (st.nlink > 1) throw new RecordError(`${file} has ${st.nlink - 1} other hard link(s); replacing it would leave them with the old text`);
+  const [dir, root] = await Promise.all([fs.realpath(path.dirname(file)), fs.realpath(manifestDir)]);
+  const rel = path.relative(root, dir);
+  if (rel.startsWith('..') || path.isAbsolute(rel)) throw new RecordError(`${file} is outside the manifest directory ${root} (through a linked directory); --record writes only there`);
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** Temporary files of writers killed before their rename: ".<name>.<pid>.<random>.tmp" of a pid that is gone. */
+async function removeLeftovers(dir: string, base: string): Promise<void> {
+  const prefix = `.${base}.`;
+  for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
+    const m = name.startsWith(prefix) ? /^(\d+)\.[0-9a-f]+\.tmp$/.exec(name.slice(prefix.length)) : null;
+    if (m && Number(m[1]) !== process.pid && !alive(Number(m[1]))) await fs.rm(path.join(dir, name), { force: true });
+  }
+}
+
+/** Adds the record to the component file: 'unchanged' when it is already there. */
+export async function recordEvidence(file: string, manifestDir: string, record: TagRecord, onWait?: (holder: string) => void): Promise<'written' | 'unchanged'> {
+  await checkRecordTarget(file, manifestDir);
+  const dir = path.dirname(file);
+  const base = path.basename(file);
+  const lock = await waitForLock(path.join(dir, `.${base}.lock`), { ...(onWait ? { onWait } : {}) });
+  if (!lock.acquired) throw new RecordError(`${file} is being written by ${lock.holder}; nothing was written: run again when it is done`);
+  try {
+    await removeLeftovers(dir, base);
+    // Read without following a link that replaced the file since it was checked.
+    const handle = await fs.open(file, constants.O_RDONLY | constants.O_NOFOLLOW).catch((err: NodeJS.ErrnoException) => {
+      throw new RecordError(`${file}: cannot read it (${err.code === 'ELOOP' ? 'it became a symbolic link' : (err.code ?? err.message)})`);
+    });
+    let text: string;
+    let mode: number;
+    try {
+      const st = await handle.stat();
+      if (!st.isFile() || st.size > MAX_FILE_BYTES) throw new RecordError(`${file} is not a regular manifest file`);
+      mode = st.mode & 0o777;
+      text = await handle.readFile('utf8');
+    } finally {
+      await handle.close();
+    }
+    const next = addEvidenceRecord(text, record, file);
+    if (next === undefined) return 'unchanged';
+    const tmp = path.join(dir, `.${base}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    try {
+      const out = await fs.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
+      try {
+        await out.writeFile(next);
+        await out.sync();
+      } finally {
+        await out.close();
+      }
+      await fs.rename(tmp, file);
+    } finally {
+      await fs.rm(tmp, { force: true });
+    }
+    return 'written';
+  } finally {
+    await lock.release();
+  }
+}
