@@ -146,11 +146,15 @@ const alive = (pid: number) => {
   }
 };
 
-/** Temporary files of writers killed before their rename: ".<name>.<pid>.<random>.tmp" of a pid that is gone. */
+/**
+ * What writers killed by kill -9 left beside the file, of pids that are gone:
+ * ".<name>.<pid>.<random>.tmp" (before its rename) and the lock's own
+ * ".<name>.lock.<pid>.<random>" (before it was linked into place).
+ */
 async function removeLeftovers(dir: string, base: string): Promise<void> {
   const prefix = `.${base}.`;
   for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
-    const m = name.startsWith(prefix) ? /^(\d+)\.[0-9a-f]+\.tmp$/.exec(name.slice(prefix.length)) : null;
+    const m = name.startsWith(prefix) ? /^(?:lock\.)?(\d+)\.[0-9a-z]+(?:\.tmp)?$/.exec(name.slice(prefix.length)) : null;
     if (m && Number(m[1]) !== process.pid && !alive(Number(m[1]))) await fs.rm(path.join(dir, name), { force: true });
   }
 }

@@ -222,7 +222,7 @@ async function checkFixups(manifest: Manifest, c: ResolvedComponent, provider: T
   }
   const n = details.length;
   if (n === 0) return undefined;
-  return summarize('fixups', details, `${n} fix-up${n === 1 ? '' : 's'} apply`);
+  return summarize('fixups', details, n === 1 ? '1 fix-up applies' : `${n} fix-ups apply`);
 }
 
 /** Paths fix-ups may edit that are not in the sources: ${ED}, ${D}, ${T}… (as replay.ts skips them). */
@@ -249,8 +249,8 @@ export async function checkComponent(manifest: Manifest, loaded: LoadedComponent
   const facts = [sources.check, ...(cmake ? [cmake] : []), ...(fixups ? [fixups] : [])];
   const out: ComponentEvidence = { ...base, ...(source ? { source } : {}), facts };
   const bad = facts.filter((f) => f.status === 'failed' || f.status === 'unreadable');
-  if (!source) out.noRecord = 'its main source is not a release-tracked tag of a repository';
-  else if (bad.length > 0) out.noRecord = bad.map((f) => `${f.fact} ${f.status === 'failed' ? 'failed' : 'could not be read'}`).join(', ');
+  if (bad.length > 0) out.noRecord = bad.map((f) => `${f.fact} ${f.status === 'failed' ? 'failed' : 'could not be read'}`).join(', ');
+  else if (!source) out.noRecord = "its main source is not the release's tag of a repository (a fixed tag or a URL)";
   else if (sources.check.status !== 'held') out.noRecord = `sources not checked (${sources.check.reason})`;
   else {
     const held = facts.filter((f) => f.status === 'held').map((f) => f.fact);

@@ -113,7 +113,7 @@ describe('upstream source trees', function () {
   });
 
   it('every upstream command has --help with examples, and --json', async () => {
-    for (const cmd of ['tags', 'projects', 'diff', 'patches', 'therock']) {
+    for (const cmd of ['tags', 'projects', 'diff', 'patches', 'therock', 'evidence']) {
       const r = await runCli(['upstream', cmd, '--help']);
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, new RegExp(`^USAGE\\n {2}\\$ rocm-ebuild upstream ${cmd}`, 'm'));
