@@ -12,28 +12,15 @@ import { selectComponents } from '../../upstream/select.js';
 
 export default class UpstreamEvidence extends BaseCommand {
   static override summary = "Check a release's facts at the real upstream tags, and record them as `tag` evidence";
-  static override description = `For every component of the release, opens its sources at the release's tags (the same trees as upstream diff
-and upstream patches: release tarballs, or with --base-url git tags; a monorepo's project through a partial clone
-of its directory) and checks the facts that can be checked mechanically:
-  sources   every source's tag or release asset exists, and the directory S points at holds the build files
-  cmake     every -D name the ebuild passes is defined or read by the project's CMake files (option(),
-            set(… CACHE), if(NAME), \${NAME}…) or is CMake's own (CMAKE_*, BUILD_TESTING, <Pkg>_DIR of a
-            package it finds…)
-  fixups    every fix-up applies, replayed as upstream patches does; patch files are not replayed
-Each fact is held, failed (with the reason), or not checked (it could not be decided here). deps, targets,
-tests and the rest need a reviewer and are left out.
+  static override description = `For every component of the release, opens its sources at the release's tags (the trees upstream diff and upstream patches read: the release tarballs, or with --base-url the git tags; a monorepo's project through a partial clone of its directory) and checks the facts that can be checked mechanically:
+  sources  every source's tag or release asset exists, and the directory S points at holds the build files
+  cmake    every -D name the ebuild passes is defined or read by the project's CMake files (option(), set(… CACHE), if(NAME), \${NAME}) or is CMake's own (CMAKE_*, BUILD_TESTING, the <Pkg>_DIR of a package it finds)
+  fixups   every fix-up applies, replayed as upstream patches replays them (patch files are not replayed)
+Each fact held, failed (with the reason) or was not checked (it cannot be decided here). deps, targets, tests and the other facts need a reviewer and are left out.
 
-With --record, a component whose facts all held (and none failed) gets the evidence record
-  - releases: ["VERSION"]
-    kind: tag
-    source: <owner/repo> at <tag>
-    facts: [the facts that held]
-in its YAML file, spliced in with every comment and other byte kept; a second run changes nothing. The file is
-replaced by rename under a lock beside it (another process waits for it), and a symbolic link, or a file outside
-the manifest directory, is refused before anything is read.
+With --record, each component whose checked facts held, none failing, gets an evidence record in its YAML file: releases: ["VERSION"], kind: tag, source: "<owner/repo> at <tag>", facts: the facts that held. It is spliced in with every comment and other byte kept, and a second run changes nothing. The file is replaced by rename under a lock beside it (a second process waits for it); a symbolic link, or a file outside the manifest directory, is refused before anything is read.
 
-Exit codes: 0 every checked fact held, 2 invalid input or a record refused, 5 some sources could not be read,
-6 some facts failed (the data must change).`;
+Exit codes: 0 every checked fact held, 2 invalid input or a record refused, 5 some sources could not be read, 6 some facts failed (the data must change).`;
 
   static override examples = [
     { description: 'Which facts of 6.3.3 hold at the upstream tags?', command: '<%= config.bin %> <%= command.id %> 6.3.3' },
