@@ -3,7 +3,7 @@ import type { EvidenceFact, EvidenceSpec } from '../manifest/types.js';
 import type { ResolvedComponent } from '../model/resolve.js';
 import { Limiter } from '../util/limiter.js';
 import type { Progress } from '../util/progress.js';
-import { collectCMakeNames, explainName } from './cmake-names.js';
+import { collectCMakeNames, explainName, type CMakeNames } from './cmake-names.js';
 import { hasFixups, treesOf } from './patches.js';
 import { classify, measureFixups } from './replay.js';
 import { hasPath, TreeError, type SourceTree } from './source-tree.js';
@@ -180,6 +180,10 @@ async function checkSources(c: ResolvedComponent, refs: SourceRef[], provider: T
       details.push({ subject: ref.distfile, status: 'unchecked', reason: 'not a tagged repository: read it from its distfile (without --base-url)' });
       continue;
     }
+    if (!ref.versioned && ref.tag && /^[0-9a-f]{40}$/.test(ref.tag) && provider.access.kind === 'git') {
+      details.push({ subject: sourceLabel(ref), status: 'unchecked', reason: 'pinned to a commit, which git reads only at tags: read it from its distfile (without --base-url)' });
+      continue;
+    }
     const t = await open(provider, ref);
     details.push('status' in t ? t : { subject: sourceLabel(ref), status: 'held', reason: (await t.files()).length > 0 ? 'exists' : 'exists (empty)' });
   }
@@ -191,19 +195,73 @@ function withoutTree(fact: CheckedFact, sources: FactCheck): FactCheck {
   return { fact, status: sources.status === 'unreadable' ? 'unreadable' : 'unchecked', reason: `S could not be read (${sources.reason})`, details: [] };
 }
 
-async function checkCMake(c: ResolvedComponent, main: { check: FactCheck; tree?: SourceTree }): Promise<FactCheck | undefined> {
+/**
+ * find_package() names whose CMake modules a component of the stack installs:
+ * a -D name those modules read reaches the build although the project's own
+ * files never mention it (rocm-cmake's ROCM_SYMLINK_LIBS).
+ */
+const MODULE_PROVIDERS: Record<string, string> = { ROCM: 'dev-build/rocm-cmake', ROCmCMakeBuildTools: 'dev-build/rocm-cmake' };
+
+/** The names of the CMake modules of a stack component, at the same release; read once per run. */
+type ModuleNames = (atom: string) => Promise<{ label: string; names: CMakeNames } | { error: string } | undefined>;
+
+function moduleReader(manifest: Manifest, version: string, provider: TreeProvider): ModuleNames {
+  const cache = new Map<string, ReturnType<ModuleNames>>();
+  return (atom) => {
+    let hit = cache.get(atom);
+    if (!hit) {
+      hit = (async () => {
+        const loaded = manifest.components.find((c) => c.spec.atom === atom);
+        const c = loaded ? resolveAt(manifest, loaded, version) : undefined;
+        const ref = c ? sourceRefs(manifest, c)[0] : undefined;
+        if (!ref) return undefined;
+        const tree = await open(provider, ref);
+        if ('status' in tree) return { error: `${atom} could not be read: ${tree.reason}` };
+        return { label: sourceLabel(ref), names: await collectCMakeNames(tree) };
+      })();
+      cache.set(atom, hit);
+    }
+    return hit;
+  };
+}
+
+async function checkCMake(c: ResolvedComponent, main: { check: FactCheck; tree?: SourceTree }, modules: ModuleNames): Promise<FactCheck | undefined> {
   if (c.spec.build !== 'cmake') return undefined;
   const passed = passedNames(c);
   if (passed.size === 0) return undefined;
   const tree = main.tree;
   if (!tree) return withoutTree('cmake', main.check);
   const names = await collectCMakeNames(tree);
-  const details: FactDetail[] = [...passed].map(([name, where]) => {
+  const providers = [...new Set([...names.packages].map((p) => MODULE_PROVIDERS[p]).filter((a): a is string => a !== undefined && a !== c.atom))];
+  const details: FactDetail[] = [];
+  for (const [name, where] of passed) {
     const how = explainName(name, names);
-    return how
-      ? { subject: name, status: 'held', reason: how }
-      : { subject: name, status: 'failed', reason: `passed by ${where}, but neither defined nor read by the ${names.files} CMake files of S, nor CMake's own` };
-  });
+    if (how) {
+      details.push({ subject: name, status: 'held', reason: how });
+      continue;
+    }
+    const unread: string[] = [];
+    let found: string | undefined;
+    for (const atom of providers) {
+      const m = await modules(atom);
+      if (m && 'error' in m) unread.push(m.error);
+      const hit = m && 'names' in m ? m.names.known.get(name) : undefined;
+      if (m && 'names' in m && hit) {
+        found = `${hit.via} in ${atom}'s CMake modules (${m.label}, ${hit.where.file}:${hit.where.line}), which the project loads with find_package`;
+        break;
+      }
+    }
+    details.push(
+      found
+        ? { subject: name, status: 'held', reason: found }
+        : {
+            subject: name,
+            // Undecided when a provider's modules could not be read: they may well read it.
+            status: unread.length ? 'unreadable' : 'failed',
+            reason: `passed by ${where}, but neither defined nor read by ${names.files === 1 ? 'the CMake file' : `the ${names.files} CMake files`} of S${providers.length ? ` or the CMake modules of ${providers.join(', ')}` : ''}, nor CMake's own${unread.length ? ` (${unread.join('; ')})` : ''}`,
+          },
+    );
+  }
   return summarize('cmake', details, `${passed.size} -D name${passed.size === 1 ? '' : 's'}, each defined or read by the project or CMake's own`);
 }
 
@@ -237,14 +295,14 @@ function recordSource(refs: SourceRef[]): string | undefined {
   return [...new Set([first, ...rest])].join('; ');
 }
 
-export async function checkComponent(manifest: Manifest, loaded: LoadedComponent, version: string, provider: TreeProvider): Promise<ComponentEvidence> {
+export async function checkComponent(manifest: Manifest, loaded: LoadedComponent, version: string, provider: TreeProvider, modules = moduleReader(manifest, version, provider)): Promise<ComponentEvidence> {
   const base = { component: loaded.spec.name, atom: loaded.spec.atom, file: loaded.source.file, facts: [] as FactCheck[] };
   const c = resolveAt(manifest, loaded, version);
   if (!c) return { ...base, note: `not part of ${version} (releases: in the component's data)` };
   const refs = sourceRefs(manifest, c);
   const source = recordSource(refs);
   const sources = await checkSources(c, refs, provider);
-  const cmake = await checkCMake(c, sources);
+  const cmake = await checkCMake(c, sources, modules);
   const fixups = await checkFixups(manifest, c, provider, sources);
   const facts = [sources.check, ...(cmake ? [cmake] : []), ...(fixups ? [fixups] : [])];
   const out: ComponentEvidence = { ...base, ...(source ? { source } : {}), facts };
@@ -264,11 +322,12 @@ export async function checkEvidence(manifest: Manifest, o: EvidenceOptions): Pro
   const resolved = o.components.map((l) => resolveAt(manifest, l, o.version)).filter((c): c is ResolvedComponent => c !== undefined);
   await o.provider.prepare(resolved.flatMap((c) => sourceRefs(manifest, c)));
   const limiter = new Limiter(Math.max(1, o.jobs));
+  const modules = moduleReader(manifest, o.version, o.provider);
   let done = 0;
   const components = await Promise.all(
     o.components.map((l) =>
       limiter.run(async () => {
-        const r = await checkComponent(manifest, l, o.version, o.provider);
+        const r = await checkComponent(manifest, l, o.version, o.provider, modules);
         o.progress.step(++done, o.components.length, l.spec.name);
         return r;
       }),

@@ -6,6 +6,7 @@ import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
 import type { EvidenceReport } from '../../src/upstream/evidence.js';
+import { addEvidenceRecord, RecordError, type TagRecord } from '../../src/upstream/evidence-record.js';
 import { fixtureManifest } from '../helpers/fixture-manifest.js';
 import { removeDir, root, runCli, tempDir, writeTree } from '../helpers/project.js';
 import { GitHttpServer } from './git-http.js';
@@ -50,6 +51,7 @@ cmake:
     CMAKE_SKIP_RPATH: "ON"
     CMAKE_DISABLE_FIND_PACKAGE_Git: "ON"
     msgpack_DIR: /usr/lib64/cmake/msgpack
+    ROCM_SYMLINK_LIBS: "OFF"
 prepare:
   - replace: { files: [src/config.h], from: /opt/rocm, to: "\${EPREFIX}/usr" }
 `;
@@ -98,12 +100,24 @@ cmake:
     GAMMA_ENABLE_MARKER: "OFF"
 `;
 
+/** The stack's CMake modules: a name only they read reaches every project that finds them. */
+const ROCM_CMAKE = `name: rocm-cmake
+atom: dev-build/rocm-cmake
+description: CMake modules the test stack's projects load
+homepage: https://github.com/ROCm/rocm-cmake
+license: MIT
+sources:
+  - github: ROCm/rocm-cmake
+build: cmake
+`;
+
 const ALPHA_CMAKE_622 = `cmake_minimum_required(VERSION 3.21)
 project(alpha VERSION 1.0.0 LANGUAGES CXX)
 option(BUILD_TEST "Build the tests" OFF)
 option(ALPHA_USE_HMM "Use host-mapped memory" OFF)
 find_package(Git QUIET)
 find_package(msgpack 6 REQUIRED)
+find_package(ROCM 0.7 CONFIG REQUIRED)
 if(NOT DEFINED GPU_TARGETS)
   set(GPU_TARGETS "gfx90a;gfx1100" CACHE STRING "GPU targets")
 endif()
@@ -112,6 +126,7 @@ const ALPHA_CMAKE_633 = `cmake_minimum_required(VERSION 3.21)
 project(alpha VERSION 1.1.0 LANGUAGES CXX)
 option(BUILD_TEST "Build the tests" OFF)
 find_package(msgpack 6 REQUIRED)
+find_package(ROCM 0.7 CONFIG REQUIRED)
 set(GPU_TARGETS "gfx90a;gfx1100" CACHE STRING "GPU targets")
 `;
 const BETA_CMAKE = `cmake_minimum_required(VERSION 3.21)
@@ -138,6 +153,8 @@ describe('upstream evidence', function () {
       'alpha-6.2.2/src/config.h': '#define ROCM_PATH "/opt/rocm"\n',
       'alpha-6.3.3/CMakeLists.txt': ALPHA_CMAKE_633,
       'alpha-6.3.3/src/config.h': '#define ROCM_PATH ROCM_INSTALL_PREFIX\n',
+      'rocm-cmake/CMakeLists.txt': 'project(rocm-cmake)\ninstall(DIRECTORY share DESTINATION .)\n',
+      'rocm-cmake/share/rocmcmakebuildtools/cmake/ROCMInstallSymlinks.cmake': 'function(rocm_install_symlinks)\n  if(ROCM_SYMLINK_LIBS)\n    message(STATUS "links")\n  endif()\nendfunction()\n',
       'beta/CMakeLists.txt': BETA_CMAKE,
       'beta/beta.h': '\n',
       'gamma-6.3.3/CMakeLists.txt': 'project(gamma)\noption(GAMMA_ENABLE_MARKER "markers" ON)\n',
@@ -155,6 +172,10 @@ describe('upstream evidence', function () {
     await bareRepo(path.join(git, 'beta'), [
       { tag: 'rocm-6.2.2', tree: path.join(trees, 'beta') },
       { tag: 'rocm-6.3.3', tree: path.join(trees, 'beta') },
+    ]);
+    await bareRepo(path.join(git, 'rocm-cmake'), [
+      { tag: 'rocm-6.2.2', tree: path.join(trees, 'rocm-cmake') },
+      { tag: 'rocm-6.3.3', tree: path.join(trees, 'rocm-cmake') },
     ]);
     await bareRepo(path.join(git, 'gamma'), [{ tag: 'rocm-6.3.3', tree: path.join(trees, 'gamma-6.3.3') }]);
     const mono = path.join(git, 'rocm-libraries');
@@ -178,6 +199,7 @@ describe('upstream evidence', function () {
       'components/alpha.yaml': ALPHA,
       'components/beta.yaml': BETA,
       'components/gamma.yaml': GAMMA,
+      'components/rocm-cmake.yaml': ROCM_CMAKE,
       ...files,
     });
   const ev = (m: string, args: string[]) =>
@@ -191,7 +213,7 @@ describe('upstream evidence', function () {
     assert.equal(r.stderr, '', 'no progress when stderr is not a terminal');
     assert.match(r.stdout, /^alpha \(sci-libs\/alpha\) 6\.3\.3: ROCm\/alpha at rocm-6\.3\.3$/m);
     assert.match(r.stdout, /^ {2}sources +held +S \(ROCm\/alpha rocm-6\.3\.3\) holds CMakeLists\.txt$/m);
-    assert.match(r.stdout, /^ {2}cmake +failed +ALPHA_USE_HMM: passed by cmake\.defines, but neither defined nor read by the 1 CMake files of S, nor CMake's own \(and 1 more\)$/m);
+    assert.match(r.stdout, /^ {2}cmake +failed +ALPHA_USE_HMM: passed by cmake\.defines, but neither defined nor read by the CMake file of S or the CMake modules of dev-build\/rocm-cmake, nor CMake's own \(and 1 more\)$/m);
     assert.match(r.stdout, /^ {11}failed +CMAKE_DISABLE_FIND_PACKAGE_Git: passed by cmake\.defines/m);
     assert.match(r.stdout, /^ {2}fixups +failed +prepare\[0\] src\/config\.h: replace "\/opt\/rocm": no match$/m);
     assert.match(r.stdout, /^ {2}record +none: cmake failed, fixups failed$/m);
@@ -207,7 +229,11 @@ describe('upstream evidence', function () {
     const cmake = alpha.facts.find((f) => f.fact === 'cmake')!;
     assert.deepEqual(
       Object.fromEntries(cmake.details.map((d) => [d.subject, d.status])),
-      { ALPHA_USE_HMM: 'failed', BUILD_TEST: 'held', CMAKE_DISABLE_FIND_PACKAGE_Git: 'failed', CMAKE_SKIP_RPATH: 'held', GPU_TARGETS: 'held', msgpack_DIR: 'held' },
+      { ALPHA_USE_HMM: 'failed', BUILD_TEST: 'held', CMAKE_DISABLE_FIND_PACKAGE_Git: 'failed', CMAKE_SKIP_RPATH: 'held', GPU_TARGETS: 'held', msgpack_DIR: 'held', ROCM_SYMLINK_LIBS: 'held' },
+    );
+    assert.equal(
+      cmake.details.find((d) => d.subject === 'ROCM_SYMLINK_LIBS')!.reason,
+      "if() in dev-build/rocm-cmake's CMake modules (ROCm/rocm-cmake rocm-6.3.3, share/rocmcmakebuildtools/cmake/ROCMInstallSymlinks.cmake:2), which the project loads with find_package",
     );
     assert.match(cmake.details.find((d) => d.subject === 'msgpack_DIR')!.reason, /find_package\(msgpack\)/);
     assert.deepEqual(report.components.find((c) => c.component === 'beta')!.record, { releases: ['6.3.3'], kind: 'tag', source: 'ROCm/beta at rocm-6.3.3', facts: ['sources', 'cmake', 'fixups'] });
@@ -229,7 +255,7 @@ describe('upstream evidence', function () {
     assert.match(again.stdout, /^ {2}record +already recorded: tag \(sources, cmake, fixups\)$/m);
     assert.match(again.stdout, /0 records written, 1 already there$/m);
     assert.equal(await read(m, 'beta'), BETA.slice(0, at) + record + BETA.slice(at));
-    assert.deepEqual((await readdir(path.join(m, 'components'))).sort(), ['alpha.yaml', 'beta.yaml', 'gamma.yaml'], 'no lock or temporary file left');
+    assert.deepEqual((await readdir(path.join(m, 'components'))).sort(), ['alpha.yaml', 'beta.yaml', 'gamma.yaml', 'rocm-cmake.yaml'], 'no lock or temporary file left');
   });
 
   it('adds a record at the end of a file without evidence, and extends a one-release record of the same source in place', async () => {
@@ -384,8 +410,28 @@ describe('upstream evidence', function () {
       // The next writer is not stopped by the lock or the temporary file a killed one left behind, and cleans them up.
       const next = await exited(writer(file, m, ['3.0']));
       assert.equal(next, 0);
-      assert.deepEqual((await readdir(path.join(m, 'components'))).sort(), ['alpha.yaml', 'beta.yaml', 'gamma.yaml']);
+      assert.deepEqual((await readdir(path.join(m, 'components'))).sort(), ['alpha.yaml', 'beta.yaml', 'gamma.yaml', 'rocm-cmake.yaml']);
       assert.match(await readFile(file, 'utf8'), /source: ROCm\/beta at rocm-3\.0\n/);
+    });
+  });
+
+  describe('splicing a record into the text', () => {
+    const record: TagRecord = { releases: ['6.3.3'], kind: 'tag', source: 'ROCm/x at rocm-6.3.3', facts: ['sources'] };
+    it('follows the list\'s own indentation, and quotes a source YAML would read otherwise', () => {
+      const text = 'name: x\nevidence:\n- releases: ["6.2.2"]\n  kind: peer\n  source: Spack x\nnotes: n\n';
+      assert.equal(addEvidenceRecord(text, record), 'name: x\nevidence:\n- releases: ["6.2.2"]\n  kind: peer\n  source: Spack x\n- releases: ["6.3.3"]\n  kind: tag\n  source: ROCm/x at rocm-6.3.3\n  facts: [sources]\nnotes: n\n');
+      const odd = addEvidenceRecord('name: x', { ...record, source: 'ROCm/x at rocm-6.3.3: #1' })!;
+      assert.equal(odd, 'name: x\nevidence:\n  - releases: ["6.3.3"]\n    kind: tag\n    source: "ROCm/x at rocm-6.3.3: #1"\n    facts: [sources]\n');
+      assert.equal((parse(odd) as { evidence: TagRecord[] }).evidence[0]!.source, 'ROCm/x at rocm-6.3.3: #1');
+    });
+    it('refuses a layout it cannot extend without rewriting it, changing nothing', () => {
+      for (const text of ['name: x\nevidence: []\n', 'name: x\nevidence: [{ releases: ["6.2.2"], kind: peer, source: s }]\n', 'name: x\nevidence:\n', '- a\n- b\n']) {
+        assert.throws(() => addEvidenceRecord(text, record), RecordError, text);
+      }
+    });
+    it('a record of the same source covering the release by a range, with the facts, is already there', () => {
+      const text = 'name: x\nevidence:\n  - releases: { from: "6.3.0" }\n    kind: tag\n    source: ROCm/x at rocm-6.3.3\n    facts: [sources, deps]\n';
+      assert.equal(addEvidenceRecord(text, record), undefined);
     });
   });
 
