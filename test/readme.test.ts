@@ -178,7 +178,7 @@ describe('README', function () {
     });
   }
 
-  it('the first bump example writes nothing when distfiles are missing', () => {
+  it('the offline bump that exits 3 left no overlay behind', () => {
     // The exit=3 example promises "nothing written": it runs after the blocks above, in the same HOME.
     assert.equal(existsSync(path.join(home, 'rocm-overlay')), false);
   });
