@@ -5,7 +5,7 @@ import ts from 'typescript';
 import { root } from './helpers/project.js';
 
 /**
- * The import direction of src/, bottom to top, as /work/TEAM.md states it: a
+ * The import direction of src/, bottom to top, as docs/ARCHITECTURE.md describes it: a
  * module may import its own layer and the layers below, never one above.
  * Folders not named here are workflows (bump/, upstream/, pr/, …).
  */
