@@ -9,7 +9,7 @@ import { loadManifestOrFail, manifestFlag, stackFor } from '../cli/stack.js';
 import { lintComponent, lintComponents, type ComponentLint } from '../lint/component.js';
 import { bashSyntaxAll, hasTool, shellcheckAll } from '../lint/external-tools.js';
 import { failing, formatText, KEYWORDS, lintEbuild } from '../lint/index.js';
-import { overlayPackages, scanOverlay } from '../overlay/scan.js';
+import { overlayIndex, overlayPackages, scanOverlay } from '../overlay/scan.js';
 import { requirePackageNames } from '../model/package-names.js';
 import { currentYear } from '../render/index.js';
 import { compareVersions, withoutRevision } from '../model/version.js';
@@ -29,7 +29,8 @@ export default class Lint extends BaseCommand {
     'Checks: header and EAPI, variable order, eclass variables before inherit, missing/indirect/unused ' +
     'inherits, deprecated eclasses, USE flags not in IUSE, test RESTRICT, REQUIRED_USE under default USE, ' +
     'unquoted path variables, variable scope, commands lacking || die, metadata.xml use descriptions and ' +
-    'remote-ids, whitespace, targets a library the package always needs cannot be built for; plus real `bash -n` ' +
+    'remote-ids, whitespace, targets a library the package always needs cannot be built for, and (with --overlay) dependencies on ' +
+    "the overlay's own packages at a slot or version no ebuild of the overlay provides; plus real `bash -n` " +
     'and shellcheck when installed. A whole release (--version, no packages named) is also checked as a stack: ' +
     'the package set of every GPU target resolves, and every package is in one. ' +
     'Exit codes: 0 clean (style and info results do not fail), 6 errors or warnings found, 2 invalid input.';
@@ -93,6 +94,8 @@ export default class Lint extends BaseCommand {
       if (absent.length) throw new UserError(`the overlay holds no ebuild of ${absent.join(', ')}`, ExitCode.invalidInput);
       const atoms = (named.length ? named : inOverlay).filter((a) => !flags.version || pool.has(a));
       const state = await scanOverlay(dir, atoms);
+      // Every ebuild of the overlay with its SLOT, named packages or not: what dependencies on its packages must be met by.
+      const index = overlayIndex(dir, inOverlay);
       const year = currentYear();
       const stackAtoms = new Set(manifest.components.map((c) => c.spec.atom));
       const texts: string[] = [];
@@ -114,8 +117,8 @@ export default class Lint extends BaseCommand {
           // As its release's stack resolves it: targets narrowed by what it needs.
           const at = other && c ? other.components.find((x) => x.loaded === c.loaded) : undefined;
           const l = at && other
-            ? await lintComponent(at, other, { text, metadata: metadata ?? '', tools: undefined })
-            : { atom, file, tools: [], results: await lintEbuild({ file, atom, version: v, text, ...(metadata !== undefined ? { metadata } : {}), year, rocm: stackAtoms.has(atom) }) };
+            ? await lintComponent(at, other, { text, metadata: metadata ?? '', tools: undefined, overlay: index })
+            : { atom, file, tools: [], results: await lintEbuild({ file, atom, version: v, text, ...(metadata !== undefined ? { metadata } : {}), year, rocm: stackAtoms.has(atom), overlay: index }) };
           if (at) linted.add(release);
           l.file = file;
           for (const r of l.results) r.file = file;

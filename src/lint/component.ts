@@ -4,6 +4,7 @@ import { currentYear, renderEbuild, renderMetadata } from '../render/index.js';
 import { bashSyntax, bashSyntaxAll, shellcheck, shellcheckAll, type ToolFinding } from './external-tools.js';
 import { lintEbuild, type EbuildInput, type LintResult } from './index.js';
 import type { StackPackage } from './types.js';
+import type { OverlayIndex } from './overlay-deps.js';
 import { profileUseFlags } from '../model/use-flags.js';
 
 /** The IUSE and REQUIRED_USE rocm.eclass gives this package in its release. */
@@ -85,7 +86,7 @@ export interface ComponentLint {
 export async function lintComponent(
   c: ResolvedComponent,
   model: StackModel,
-  options: { year?: number; text?: string; metadata?: string; tools?: { shellcheck: boolean } | undefined } = {},
+  options: { year?: number; text?: string; metadata?: string; tools?: { shellcheck: boolean } | undefined; overlay?: OverlayIndex } = {},
 ): Promise<ComponentLint> {
   const year = options.year ?? currentYear();
   const text = options.text ?? renderEbuild(c, model, { year });
@@ -104,6 +105,7 @@ export async function lintComponent(
     releaseTargets: [...model.release.policy.default, ...model.release.policy.optional],
     stack: stackView(model),
     rocm: true,
+    ...(options.overlay ? { overlay: options.overlay } : {}),
     ...rocmEclassView(c, model),
   });
   // Findings a reviewer accepted for this package, with the reason, stay visible but do not fail.

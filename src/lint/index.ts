@@ -6,6 +6,7 @@ import { pythonCompatCheck, useFlagCheck } from './checks/use-flags.js';
 import { dieCheck, gpuAccessCheck, quotingCheck } from './checks/commands.js';
 import { metadataCheck } from './checks/metadata.js';
 import { dependencyCheck } from './checks/dependencies.js';
+import { overlayDependencyCheck } from './checks/overlay-dependencies.js';
 import { licenseCheck } from './checks/license.js';
 import { targetsCheck } from './checks/targets.js';
 import type { Check, EbuildInput, Keyword, LintResult } from './types.js';
@@ -32,6 +33,7 @@ export const CHECKS: Check[] = [
   gpuAccessCheck,
   metadataCheck,
   dependencyCheck,
+  overlayDependencyCheck,
   targetsCheck,
 ];
 

@@ -1,4 +1,5 @@
 import type { Node, Tree } from './bash-parser.js';
+import type { OverlayIndex } from './overlay-deps.js';
 
 /** pkgcheck's result levels. */
 export type Level = 'error' | 'warning' | 'style' | 'info';
@@ -74,6 +75,8 @@ export interface EbuildInput {
   eclasses?: string[];
   /** Every package of the stack and the external package list, by atom (cat/pkg). */
   stack?: Map<string, StackPackage>;
+  /** `lint --overlay`: every ebuild of the overlay with its SLOT, by atom; dependencies on its packages must be met by them. */
+  overlay?: OverlayIndex;
   /**
    * The ebuild is one of the ROCm stack's: its conventions apply (EAPI 8,
    * SLOT="0/$(ver_cut 1-2)"). Other ebuilds in an overlay are judged as

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { compareVersions, isVersion } from '../model/version.js';
+import { slotOf, type ProvidedEbuild } from '../lint/overlay-deps.js';
 
 /** What an overlay holds for one package. */
 export interface PackageState {
@@ -198,4 +199,41 @@ export function overlayPackages(dir: string): string[] {
     }
   }
   return out;
+}
+
+/** An ebuild's literal SLOT assignment (one level of quotes removed), read without a parse: the index reads every ebuild. */
+function slotAssignment(text: string): string | undefined {
+  const m = /^SLOT=(?:"([^"\n]*)"|'([^'\n]*)'|([^\s#]*))/m.exec(text);
+  return m ? (m[1] ?? m[2] ?? m[3] ?? '') : undefined;
+}
+
+/**
+ * Every ebuild of these packages with its SLOT, by atom: what dependencies on
+ * them are checked against (lint's NonexistentDeps). One read per ebuild.
+ */
+export function overlayIndex(dir: string, atoms: readonly string[]): Map<string, ProvidedEbuild[]> {
+  const index = new Map<string, ProvidedEbuild[]>();
+  for (const atom of atoms) {
+    const pn = atom.split('/')[1]!;
+    let entries: string[];
+    try {
+      entries = readdirSync(path.join(dir, atom));
+    } catch {
+      continue;
+    }
+    const held: ProvidedEbuild[] = [];
+    for (const f of entries) {
+      if (!f.startsWith(`${pn}-`) || !f.endsWith('.ebuild')) continue;
+      const version = f.slice(pn.length + 1, -'.ebuild'.length);
+      if (!isVersion(version)) continue;
+      held.push(providedEbuild(readFileSync(path.join(dir, atom, f), 'utf8'), pn, version));
+    }
+    if (held.length > 0) index.set(atom, held.sort((a, b) => compareVersions(a.version, b.version)));
+  }
+  return index;
+}
+
+/** One ebuild as the index holds it; a SLOT not written literally is left unknown (it then meets any slot). */
+export function providedEbuild(text: string, pn: string, version: string): ProvidedEbuild {
+  return { version, ...(slotOf(slotAssignment(text), pn, version) ?? {}) };
 }
