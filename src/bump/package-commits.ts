@@ -13,6 +13,7 @@ import { packageFiles, readEbuild, type OverlayState } from '../overlay/scan.js'
 import { stackFor } from '../stack-check/index.js';
 import type { PackageWork } from './reconcile.js';
 import { metadataForVersions } from './metadata-versions.js';
+import { dependencyKeysOfText } from '../lint/overlay-deps.js';
 
 /**
  * The commits of the packages' work. By default one commit per package, as
@@ -43,6 +44,8 @@ export async function packageCommits(input: CommitInput): Promise<PackageCommits
   const { state, model, identity } = input;
   const first: CommitSpec[] = [];
   const later: CommitSpec[] = [];
+  /** The commits of packages that left the release, with what their removed ebuilds depend on: placed last. */
+  const leaving: { atom: string; needs: Set<string>; spec: CommitSpec }[] = [];
   const removedFiles: PackageCommits['removedFiles'] = [];
   const models = new Map<string, Promise<StackModel | undefined>>();
   const modelOf = (release: string) => {
@@ -58,6 +61,19 @@ export async function packageCommits(input: CommitInput): Promise<PackageCommits
     const { atom } = work;
     const pkg = state.packages.get(atom);
     const present = pkg?.versions ?? [];
+    if (work.left?.treeclean) {
+      const needs = new Set<string>();
+      for (const v of work.remove) for (const k of await dependencyKeysOfText(readEbuild(state.dir, atom, v))) if (k !== atom) needs.add(k);
+      const pn = atom.split('/')[1]!;
+      const changes = [
+        ...work.remove.map((v) => ({ path: `${atom}/${pn}-${v}.ebuild`, content: null })),
+        ...packageFiles(state.dir, atom).map((f) => ({ path: `${atom}/files/${f}`, content: null })),
+        ...(pkg?.manifest !== undefined ? [{ path: `${atom}/Manifest`, content: null }] : []),
+        ...(pkg?.hasMetadata ? [{ path: `${atom}/metadata.xml`, content: null }] : []),
+      ];
+      leaving.push({ atom, needs, spec: { message: treecleanMessage(work, model.release.version, identity), changes } });
+      continue;
+    }
     const textOf = (v: string) => (work.write && v === work.write.version ? work.write.text : readEbuild(state.dir, atom, v));
     /** Distfile names an ebuild needs: the manifest's for a release it knows, else its own SRC_URI; undefined when neither tells. */
     const namesOf = async (v: string): Promise<string[] | undefined> => {
@@ -121,8 +137,12 @@ export async function packageCommits(input: CommitInput): Promise<PackageCommits
         unneeded,
       });
       if (removeFiles.length) removedFiles.push({ atom, files: removeFiles });
-      const spec = { message: message(work, newPackage, work.remove, removeFiles, identity), changes };
-      (work.write ? first : later).push(spec);
+      const spec = { message: message(work, newPackage, work.remove, removeFiles, identity, model.release.version), changes };
+      if (work.left) {
+        const needs = new Set<string>();
+        for (const v of work.remove) for (const k of await dependencyKeysOfText(readEbuild(state.dir, atom, v))) if (k !== atom) needs.add(k);
+        leaving.push({ atom, needs, spec });
+      } else (work.write ? first : later).push(spec);
       continue;
     }
     // --separate-drops: the add (a revision bump still replaces its revision in the same commit), then the drops.
@@ -160,7 +180,76 @@ export async function packageCommits(input: CommitInput): Promise<PackageCommits
     later.push({ message: message(dropWork, false, dropped, dropFiles, identity), changes: dropChanges });
   }
   // Drops after every add, consumers first, so that no commit removes what a later one's ebuilds still need.
-  return { commits: [...first, ...later.reverse()], removedFiles };
+  return { commits: placeLeaving([...first, ...later.reverse()], leaving), removedFiles };
+}
+
+/** The packages whose ebuilds a commit removes. */
+function removesFrom(spec: CommitSpec): Set<string> {
+  const out = new Set<string>();
+  for (const c of spec.changes) {
+    if (c.content !== null || !c.path.endsWith('.ebuild')) continue;
+    const [category, pn] = c.path.split('/');
+    out.add(`${category}/${pn}`);
+  }
+  return out;
+}
+
+/**
+ * Where the commits of packages that left the release go: each right before
+ * the first commit that removes an ebuild of a package it depends on (in the
+ * default form, that package's "add X, drop Y" commit), as late as that
+ * allows, so that a stack package whose old version still needs it has
+ * moved first where it can; at the end of the package commits when none
+ * does. Among themselves, consumers first: one that depends on another
+ * leaving package goes before it.
+ */
+function placeLeaving(commits: CommitSpec[], leaving: { atom: string; needs: Set<string>; spec: CommitSpec }[]): CommitSpec[] {
+  if (leaving.length === 0) return commits;
+  const removes = commits.map(removesFrom);
+  const position = new Map(leaving.map((l) => [l.atom, (() => {
+    const i = removes.findIndex((r) => [...l.needs].some((n) => r.has(n)));
+    return i < 0 ? commits.length : i;
+  })()]));
+  // A consumer goes no later than what it consumes: settle the positions along the dependencies (leaving packages are few).
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const l of leaving) {
+      for (const other of leaving) {
+        if (other === l || !l.needs.has(other.atom)) continue;
+        if (position.get(l.atom)! > position.get(other.atom)!) {
+          position.set(l.atom, position.get(other.atom)!);
+          changed = true;
+        }
+      }
+    }
+  }
+  const consumersFirst = (a: (typeof leaving)[number], b: (typeof leaving)[number]) =>
+    position.get(a.atom)! - position.get(b.atom)! || (a.needs.has(b.atom) ? -1 : b.needs.has(a.atom) ? 1 : a.atom < b.atom ? -1 : a.atom > b.atom ? 1 : 0);
+  const sorted = [...leaving].sort(consumersFirst);
+  const out: CommitSpec[] = [];
+  let next = 0;
+  commits.forEach((c, i) => {
+    while (next < sorted.length && position.get(sorted[next]!.atom)! === i) out.push(sorted[next++]!.spec);
+    out.push(c);
+  });
+  while (next < sorted.length) out.push(sorted[next++]!.spec);
+  return out;
+}
+
+/** "Not part of ROCm 7.2.4: …", the reason as one sentence. */
+function leftSentence(reason: string, release: string): string {
+  return `Not part of ROCm ${release}: ${reason.replace(/\.$/, '')}.`;
+}
+
+/** pkgdev's subject for removing a whole package, the reason and the versions in the body. */
+function treecleanMessage(work: PackageWork, release: string, identity: Person): string {
+  const body: (string | { verbatim: string[] })[] = [
+    leftSentence(work.left!.reason, release),
+    `Removes ${work.remove.join(', ')} (${work.remove.length === 1 ? 'the only version' : 'every version'} the overlay held), with the package's Manifest, metadata.xml and files/: ` +
+      `${work.remove.length === 1 ? 'it needs' : 'they need'} the older ROCm stack this bump drops.`,
+  ];
+  for (const d of work.discarded) body.push(`Drops the changes made by hand to ${d.version} (--discard-local):`, { verbatim: bodyLines(d.diff) });
+  return commitMessage(`${work.atom}: treeclean`, identity, body);
 }
 
 /** Changed lines of a diff for a commit body: "- old" / "+ new", at most `max` of them. */
@@ -171,7 +260,7 @@ export function bodyLines(diff: string, max = 12): string[] {
   return [...lines.slice(0, max - 1).map((l) => `  ${l}`), `  … and ${lines.length - max + 1} more changed lines`];
 }
 
-function message(work: PackageWork, newPackage: boolean, removed: string[], removeFiles: string[], identity: Person): string {
+function message(work: PackageWork, newPackage: boolean, removed: string[], removeFiles: string[], identity: Person, release?: string): string {
   const { atom } = work;
   const superseded = work.revbump?.replaces;
   // Versions as the files name them: dropping 6.2.2-r1 says so, as pkgdev does.
@@ -181,6 +270,12 @@ function message(work: PackageWork, newPackage: boolean, removed: string[], remo
   else if (work.revbump) summary = others.length ? moveSummary(atom, work.write.version, false, others) : addSummary(atom, work.write.version, false);
   else summary = moveSummary(atom, work.write.version, newPackage, [...new Set(others)]);
   const body: (string | { verbatim: string[] })[] = [];
+  if (work.left && release) {
+    body.push(
+      leftSentence(work.left.reason, release),
+      `Its newer versions stay; ${removed.join(', ')} ${removed.length === 1 ? 'needs' : 'need'} the older ROCm stack this bump drops.`,
+    );
+  }
   if (work.revbump && work.write) {
     body.push(
       `What rocm-ebuild generates for ${withoutRevision(work.write.version)} changed since ${superseded} was written (the stack manifest or its templates), so it gets a new revision; ${superseded} is dropped, superseded by it. Changed lines:`,

@@ -37,6 +37,8 @@ export interface PackageWork {
   discarded: { version: string; diff: string }[];
   /** Ebuild versions removed (dropped, or superseded by the new revision). */
   remove: string[];
+  /** The package left the release: why, and whether the whole package goes (a treeclean commit). */
+  left?: { reason: string; treeclean: boolean };
 }
 
 export interface Refusal {
@@ -112,7 +114,7 @@ export async function reconcile(input: ReconcileInput): Promise<Reconciled> {
     const drop = plan.entries.find((e) => e.atom === atom && e.action === 'drop');
     const component = (entry ?? drop)!.component;
     const present = state.packages.get(atom)?.versions ?? [];
-    const work: PackageWork = { atom, component, discarded: [], remove: [...(drop?.versions ?? [])] };
+    const work: PackageWork = { atom, component, discarded: [], remove: [...(drop?.versions ?? [])], ...(drop?.left ? { left: drop.left } : {}) };
     const release = plan.version;
     const next = () => renderEbuild(component, model, { year });
     /** Local edits that cannot go along: refused, or dropped on --discard-local. */
@@ -183,7 +185,15 @@ export async function reconcile(input: ReconcileInput): Promise<Reconciled> {
     for (const v of drop?.versions ?? []) {
       if (v === carriedFrom) continue;
       const { state: local } = await stateOf(atom, v);
-      if (local.kind === 'edited') cannotCarry(v, `changed by hand; --drop-old would drop it, and the change is carried to no newer ebuild`, local.diff);
+      if (local.kind === 'edited') {
+        cannotCarry(
+          v,
+          drop?.left?.treeclean
+            ? `changed by hand; --drop-old would remove it with the package, which left ROCm ${release}`
+            : `changed by hand; --drop-old would drop it, and the change is carried to no newer ebuild`,
+          local.diff,
+        );
+      }
       else if (local.kind === 'unknown') cannotCarry(v, local.why, local.diff);
     }
     if (work.write || work.remove.length > 0) works.push(work);

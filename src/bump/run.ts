@@ -36,13 +36,16 @@ import { recoverInterrupted } from '../git/worktree.js';
 import { lintComponents } from '../lint/component.js';
 import { failing, formatText } from '../lint/index.js';
 import { releaseEvidence, type EvidenceLevel, type ReleaseEvidence } from '../model/evidence.js';
-import type { StackModel } from '../model/resolve.js';
+import { inRelease, knownReleases, type ResolvedComponent, type StackModel } from '../model/resolve.js';
+import { compareVersions, withoutRevision } from '../model/version.js';
+import { restrictedDepsOfText, slotOf, unmet, type ProvidedEbuild, type RestrictedDep } from '../lint/overlay-deps.js';
+import { describedPackages, whyLeft } from '../plan/left.js';
 import { requirePackageNames } from '../model/package-names.js';
 import { readRecord, RECORD_REF, recordTip } from '../git/generated-record.js';
 import { packageCommits } from './package-commits.js';
 import { ebuildPath, reconcile, recordPaths, type PackageWork, type Refusal } from './reconcile.js';
 import { checkOverlayPath, refuseLinksOut, unwritableDirs } from '../overlay/paths.js';
-import { isScanned, scannedPathspecs, scanOverlay, type OverlayState } from '../overlay/scan.js';
+import { isScanned, overlayIndex, readEbuild, scannedPathspecs, scanOverlay, type OverlayState } from '../overlay/scan.js';
 import {
   formatMaintainer,
   MAINTAINER_FORMAT,
@@ -54,7 +57,7 @@ import {
   type Maintainer,
   type MaintainerSetting,
 } from '../overlay/settings.js';
-import { makePlan, type Plan, type ScaffoldStep } from '../plan/plan.js';
+import { makePlan, type LeftPackage, type Plan, type ScaffoldStep } from '../plan/plan.js';
 import { currentYear, renderEbuild, renderLayoutConf, renderMetadata, stackMaintainers } from '../render/index.js';
 
 export interface BumpOptions {
@@ -94,7 +97,8 @@ export interface BumpOptions {
 export interface PlannedPackage {
   atom: string;
   version: string;
-  action: 'add' | 'keep' | 'drop' | 'revbump';
+  /** treeclean: a version of a package that left the release, removed with the package. */
+  action: 'add' | 'keep' | 'drop' | 'revbump' | 'treeclean';
   newPackage: boolean;
   /** revbump: the revision the new one replaces. */
   replaces?: string;
@@ -129,6 +133,12 @@ export interface BumpResult {
   /** The release's evidence: the weakest of its packages'. */
   evidence: ReleaseEvidence;
   packages: PlannedPackage[];
+  /**
+   * Packages the overlay holds that the manifest describes and this release
+   * does not generate, with the reason; what the bump does with them
+   * (keep, or with --drop-old treeclean, or drop the older versions).
+   */
+  left: { atom: string; versions: string[]; reason: string; action: LeftPackage['action']; removed: string[] }[];
   /** Revision bumps, carried hand edits, discarded ones, removed files/ entries. */
   changes: PackageChange[];
   /** What bump could not decide alone and reports. */
@@ -143,7 +153,10 @@ export interface BumpResult {
 export function plannedPackages(plan: Plan, works: PackageWork[] = []): PlannedPackage[] {
   const revbumps = new Map(works.filter((w) => w.revbump).map((w) => [w.atom, w]));
   return plan.entries.flatMap<PlannedPackage>((e) => {
-    if (e.action === 'drop') return (e.versions ?? []).map((v) => ({ atom: e.atom, version: v, action: 'drop' as const, newPackage: false, distfiles: [] }));
+    if (e.action === 'drop') {
+      const action = e.left?.treeclean ? ('treeclean' as const) : ('drop' as const);
+      return (e.versions ?? []).map((v) => ({ atom: e.atom, version: v, action, newPackage: false, distfiles: [] }));
+    }
     const r = revbumps.get(e.atom);
     if (r && e.action === 'keep') {
       return [{ atom: e.atom, version: r.write!.version, action: 'revbump' as const, newPackage: false, replaces: r.revbump!.replaces, distfiles: e.distfiles }];
@@ -308,6 +321,8 @@ export async function runBump(o: BumpOptions): Promise<BumpResult> {
   }
   const atoms = model.components.map((c) => c.atom);
   const only = o.packages?.length ? new Set(requirePackageNames(o.packages, atoms, `ROCm ${o.version}`)) : undefined;
+  // Every package a component describes is read, not only the release's: one that left it must be seen to be reported or removed.
+  const scanned = [...new Set([...atoms, ...describedPackages(manifest).keys()])];
 
   // Then the overlay's git state, read-only, and the lock before the overlay is read.
   let identity: Identity | undefined;
@@ -321,9 +336,9 @@ export async function runBump(o: BumpOptions): Promise<BumpResult> {
     if (session) {
       await repo.requireUnlockedIndex(session.gitDir);
       await repo.requireClean();
-      await refuseIgnoredInputs(repo, atoms);
+      await refuseIgnoredInputs(repo, scanned);
     }
-    return await bumpLocked(o, { dir, repo, isRepo, model, atoms, only, requested, identity, session });
+    return await bumpLocked(o, { dir, repo, isRepo, model, atoms: scanned, only, requested, identity, session });
   } finally {
     await session?.close();
   }
@@ -340,6 +355,7 @@ interface Context {
   repo: OverlayRepo;
   isRepo: boolean;
   model: StackModel;
+  /** The packages the scan reads: the release's and every other one a component describes. */
   atoms: string[];
   /** The packages named on the command line, if any. */
   only: ReadonlySet<string> | undefined;
@@ -382,10 +398,18 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
         `it is left as it is: compare it with ${eclassPath} and commit the update if it is older`,
     );
   }
-  const plan = makePlan(model, state, { dropOld: o.dropOld, ...(ctx.only ? { only: ctx.only } : {}) });
+  const left = await leftCandidates(model, state);
+  const plan = makePlan(model, state, {
+    dropOld: o.dropOld,
+    ...(ctx.only ? { only: ctx.only } : {}),
+    left,
+    orphaned: await orphanTest(model, state, left),
+  });
   // ::gentoo ships no repository sets (sets.conf has no place there): `rocm-ebuild set` prints them instead.
   if (gentoo) plan.scaffold = plan.scaffold.filter((s) => s.what !== 'package-sets');
   if (plan.newer.length > 0 && !o.allowDowngrade) refuseDowngrade(plan);
+  // ::gentoo removes a package only after its last rites: never in a bump.
+  if (gentoo && plan.left.some((l) => l.action === 'treeclean')) refuseGentooTreeclean(dir, plan);
   // amdgpu_targets.desc follows the releases the overlay holds after this bump:
   // a target no ebuild offers is pkgcheck's UnusedGlobalUseExpand, a new
   // release's target missing from it an undescribed flag.
@@ -436,9 +460,10 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
     maintainer: { maintainers: maintainer.maintainers, source: maintainer.source },
     evidence: releaseEvidence(model.components),
     packages: plannedPackages(plan, works).map((p) => {
-      const c = p.action === 'drop' ? undefined : model.byAtom.get(p.atom);
+      const c = p.action === 'drop' || p.action === 'treeclean' ? undefined : model.byAtom.get(p.atom);
       return c ? { ...p, evidence: c.evidence.level } : p;
     }),
+    left: plan.left.map((l) => ({ atom: l.atom, versions: l.versions, reason: l.reason, action: l.action, removed: l.remove })),
     changes: works
       .filter((w) => w.revbump || w.carried || w.discarded.length > 0)
       .map((w) => ({
@@ -582,6 +607,80 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
 
 /** Where a ::gentoo checkout keeps the maintainer setting: the clone's git config, never a commit. */
 const GENTOO_SETTING = 'rocm-ebuild.maintainer';
+
+/**
+ * The packages the overlay holds that a component describes and this release
+ * does not generate: each with its component as the newest release that has
+ * it describes it, and why it left (plan/left.ts).
+ */
+async function leftCandidates(model: StackModel, state: OverlayState): Promise<Map<string, { component: ResolvedComponent; reason: string }>> {
+  const manifest = model.manifest;
+  const out = new Map<string, { component: ResolvedComponent; reason: string }>();
+  const newestFirst = knownReleases(manifest).sort(compareVersions).reverse();
+  const models = new Map<string, Promise<StackModel>>();
+  const modelOf = (r: string) => models.get(r) ?? models.set(r, stackFor(manifest, r)).get(r)!;
+  for (const [atom, loaded] of describedPackages(manifest)) {
+    if (model.byAtom.has(atom) || !state.packages.get(atom)?.versions.length) continue;
+    for (const r of newestFirst) {
+      if (!inRelease(loaded, r)) continue;
+      const component = (await modelOf(r)).byAtom.get(atom);
+      if (!component) continue;
+      out.set(atom, { component, reason: whyLeft(manifest, loaded, model.release.version) });
+      break;
+    }
+  }
+  return out;
+}
+
+/**
+ * Whether an older version of a left package that keeps newer ones (or a
+ * 9999) is orphaned by the bump: a dependency of its ebuild on a package of
+ * the overlay, at a slot or version, that no ebuild the overlay holds after
+ * the bump meets (lint's NonexistentDeps, asked in advance). Versions the
+ * bump adds have the stack's SLOT="0/$(ver_cut 1-2)"; held ones their own.
+ */
+async function orphanTest(
+  model: StackModel,
+  state: OverlayState,
+  left: ReadonlyMap<string, unknown>,
+): Promise<(atom: string, version: string, after: ReadonlyMap<string, readonly string[]>) => boolean> {
+  const release = model.release.version;
+  const deps = new Map<string, RestrictedDep[]>();
+  for (const atom of left.keys()) {
+    const versions = state.packages.get(atom)?.versions ?? [];
+    const old = versions.filter((v) => v !== '9999' && compareVersions(withoutRevision(v), release) < 0);
+    if (old.length === versions.length) continue; // the whole package goes: nothing to decide
+    for (const v of old) deps.set(`${atom}-${v}`, await restrictedDepsOfText(readEbuild(state.dir, atom, v), atom.split('/')[1]!, v));
+  }
+  const keys = [...new Set([...deps.values()].flat().map((d) => d.key))].filter((k) => state.packages.has(k));
+  const held = keys.length > 0 ? overlayIndex(state.dir, keys) : new Map<string, ProvidedEbuild[]>();
+  return (atom, version, after) => {
+    const wanted = deps.get(`${atom}-${version}`) ?? [];
+    const index = new Map<string, ProvidedEbuild[]>();
+    for (const d of wanted) {
+      const pn = d.key.split('/')[1]!;
+      index.set(
+        d.key,
+        (after.get(d.key) ?? []).map((v) => held.get(d.key)?.find((p) => p.version === v) ?? { version: v, ...slotOf('0/$(ver_cut 1-2)', pn, v) }),
+      );
+    }
+    // A package the overlay will not hold at all is ::gentoo's business, not an orphaning by this bump.
+    return unmet(wanted, new Map([...index].filter(([, p]) => p.length > 0))).length > 0;
+  };
+}
+
+/** ::gentoo: a package that left the release is last-rited, then removed; a bump never removes it. Nothing is written. */
+function refuseGentooTreeclean(dir: string, plan: Plan): never {
+  const gone = plan.left.filter((l) => l.action === 'treeclean');
+  const lines = gone.map((l) => `  ${path.join(dir, l.atom)}: ${l.versions.join(', ')}: not part of ROCm ${plan.version}: ${l.reason}`);
+  throw new UserError(
+    `${dir} is ::gentoo, and ${gone.length === 1 ? 'a package' : `${gone.length} packages`} it holds left ROCm ${plan.version}; --drop-old would remove ${gone.length === 1 ? 'it' : 'them'} (the older stack ${gone.length === 1 ? 'it needs' : 'they need'} goes), and ::gentoo removes a package only after its last rites; nothing was written:\n${lines.join('\n')}\n` +
+      `hint: last-rite ${gone.length === 1 ? 'it' : 'them'} first: mask ${gone.map((l) => l.atom).join(' ')} in ${path.join(dir, 'profiles/package.mask')} with the reason and a removal date (pkgdev mask), announce it on gentoo-dev, and remove ${gone.length === 1 ? 'it' : 'them'} after 30 days; ` +
+      `or bump without --drop-old, which keeps ${gone.length === 1 ? 'it' : 'them'} and the older stack ${gone.length === 1 ? 'it needs' : 'they need'}`,
+    ExitCode.overlayRefused,
+    { left: gone.map((l) => ({ atom: l.atom, versions: l.versions, reason: l.reason })) },
+  );
+}
 
 /**
  * ::gentoo's rocm.eclass against the names the new ebuilds use of ours: when

@@ -37,6 +37,12 @@ export default class Bump extends BaseCommand {
       'An ebuild changed by hand is never dropped or superseded silently: the change is merged into the new ebuild (reported), ' +
       'or the bump is refused with the change shown, unless --discard-local. Files in files/ that no remaining ebuild uses are ' +
       'removed in the same commit. With --drop-old, one commit per package adds the new version and drops the old ones.',
+    'A package the overlay holds that the stack manifest describes but the release does not generate (AMD dropped it, or the ' +
+      "manifest excludes it from this release) has left the release: it is reported with the reason (stack.yaml's excluded:), " +
+      'and kept. With --drop-old it is removed in a commit of its own, "cat/pkg: treeclean", saying why, placed before the ' +
+      'commits that drop what it depends on; a package that also holds versions newer than the release (or 9999) stays, and ' +
+      'only its older versions whose dependencies the bump leaves unmet go. On ::gentoo a package is never removed: ' +
+      '--drop-old is refused until it is last-rited (profiles/package.mask).',
     'Exit codes: 0 done (or nothing to do); 2 invalid manifest, unknown release or package name, bad flags, a downgrade ' +
       'without --allow-downgrade, --overlay or --distdir not a directory; 3 distfiles missing with --offline (nothing written); 4 overlay refused: dirty worktree, not a git ' +
       'repository, no git identity, detached HEAD, incompatible layout.conf, another run holds the lock, index.lock present, ' +
@@ -108,7 +114,10 @@ export default class Bump extends BaseCommand {
     retries: Flags.integer({ description: 'extra attempts of a URL after a transient failure: 5xx, reset, timeout (default 3)', min: 0, max: 20 }),
     jobs: Flags.integer({ char: 'j', description: 'downloads at once (default 4); with --derive-from, also source trees read at once (default 2)', min: 1, max: 64 }),
     'max-size': Flags.integer({ description: 'largest download accepted for a distfile no Manifest lists yet, in MiB (default 4096)', min: 1, helpValue: 'MIB' }),
-    'drop-old': Flags.boolean({ description: "remove the stack's older versions from the overlay, in each package's commit (\"cat/pkg: add 6.3.3, drop 6.2.2\")" }),
+    'drop-old': Flags.boolean({
+      description:
+        "remove the stack's older versions from the overlay, in each package's commit (\"cat/pkg: add 6.3.3, drop 6.2.2\"), and packages that left the release (\"cat/pkg: treeclean\"; refused on ::gentoo)",
+    }),
     'separate-drops': Flags.boolean({ description: 'with --drop-old: the drops in commits of their own ("cat/pkg: drop 6.2.2"), after every add' }),
     'allow-downgrade': Flags.boolean({ description: 'add a release older than versions the overlay holds (refused otherwise)' }),
     'discard-local': Flags.boolean({ description: 'drop or supersede ebuilds changed by hand even where the change cannot be carried to the new ebuild (refused otherwise, with the change shown)' }),
@@ -239,19 +248,41 @@ export default class Bump extends BaseCommand {
         const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
         if (d.files > 0) this.log(`distfiles: ${d.files} file${d.files === 1 ? '' : 's'}; ${d.present} already in ${d.distdir} (${mib(d.presentBytes)}), ${d.missing.length} to download`);
       }
+      this.leftReport(r);
     } else if (r.commits.length === 0) {
       this.log(`${r.overlay} already holds ROCm ${r.version}: nothing to do`);
+      this.leftReport(r);
       return;
     } else {
       for (const c of r.commits) this.log(`  ${c.subject}`);
       this.changes(r, false);
+      this.leftReport(r);
       this.log(
         r.committed
           ? `${r.commits.length} commit${r.commits.length === 1 ? '' : 's'} on ${r.branch} (${r.head?.slice(0, 12)}); review with: git -C ${r.overlay} log --stat`
           : `${r.commits.length} commits' worth of changes left uncommitted in ${r.overlay} (--no-commit)`,
       );
     }
-    this.log(`${count('add')} to add, ${count('revbump')} revision bump${count('revbump') === 1 ? '' : 's'}, ${count('keep')} kept, ${count('drop')} dropped`);
+    const gone = r.left.filter((l) => l.action === 'treeclean').length;
+    this.log(
+      `${count('add')} to add, ${count('revbump')} revision bump${count('revbump') === 1 ? '' : 's'}, ${count('keep')} kept, ${count('drop')} dropped` +
+        (r.left.length ? `; ${r.left.length} package${r.left.length === 1 ? '' : 's'} left ROCm ${r.version} (${gone} removed)` : ''),
+    );
+  }
+
+  /** Packages the overlay holds that this release no longer has: what happens to them, and why they left. */
+  private leftReport(r: BumpResult): void {
+    if (r.left.length === 0) return;
+    this.log(`not part of ROCm ${r.version} (the stack manifest describes them, this release does not generate them):`);
+    for (const l of r.left) {
+      const what =
+        l.action === 'treeclean'
+          ? `${r.dryRun ? 'to be removed' : 'removed'} (treeclean)`
+          : l.action === 'drop'
+            ? `${l.removed.join(', ')} ${r.dryRun ? 'to be dropped' : 'dropped'}, ${l.versions.filter((v) => !l.removed.includes(v)).join(', ')} kept`
+            : 'kept (its ebuilds need the older stack: --drop-old without package names removes it)';
+      this.log(`  ${l.atom} ${l.versions.join(', ')}: ${what}; ${l.reason}`);
+    }
   }
 
   /** Revision bumps, carried and discarded hand edits, removed files: with their diffs on a dry run. */

@@ -90,6 +90,19 @@ export async function restrictedDepsOfText(text: string, pn: string, version: st
   return restrictedDeps(vars.assignments.map((a) => ({ name: a.name, value: unquote(a.raw), line: a.line })), pn, version);
 }
 
+/** Every package the dependency variables of an ebuild's text name (blockers excepted): what must outlive it. */
+export async function dependencyKeysOfText(text: string): Promise<Set<string>> {
+  const keys = new Set<string>();
+  for (const a of (await ebuildVars(text)).assignments) {
+    if (!DEP_VARS.has(a.name)) continue;
+    for (const word of unquote(a.raw).split(/\s+/)) {
+      const m = /^(?:<=|>=|<|>|=|~)?([A-Za-z0-9][A-Za-z0-9+_.-]*\/[A-Za-z0-9+_-]+?)(?:-\d[^:[\s]*)?(?::[^[\s]*)?(?:\[[^\]]*\])?$/.exec(word);
+      if (m) keys.add(m[1]!);
+    }
+  }
+  return keys;
+}
+
 /** Whether one ebuild of the package meets the dependency's version and slot. */
 export function satisfies(dep: RestrictedDep, provided: readonly ProvidedEbuild[]): boolean {
   return provided.some(

@@ -15,6 +15,30 @@ export interface PlanEntry {
   versions?: string[];
   distfiles: { name: string; urls: string[]; when?: string }[];
   component: ResolvedComponent;
+  /** drop of a package that left the release (plan.left): why, and whether the whole package goes. */
+  left?: { reason: string; treeclean: boolean };
+}
+
+/**
+ * A package the overlay holds that a component of the manifest describes but
+ * this release does not generate (plan/left.ts).
+ */
+export interface LeftPackage {
+  atom: string;
+  /** Every version the overlay holds, oldest first. */
+  versions: string[];
+  /** Why the release does not have it (whyLeft). */
+  reason: string;
+  /**
+   * keep: nothing changes (no --drop-old, or only named packages are bumped);
+   * treeclean: every version goes, and the package with them;
+   * drop: versions newer than the release (or 9999) stay, and the older ones
+   * go where this bump leaves their dependencies unmet (bump decides, it reads the ebuilds).
+   */
+  action: 'keep' | 'treeclean' | 'drop';
+  /** treeclean, drop: the versions removed. */
+  remove: string[];
+  component: ResolvedComponent;
 }
 
 export interface ScaffoldStep {
@@ -35,10 +59,12 @@ export interface Plan {
   /** Build order of the release's packages. */
   order: string[];
   scaffold: ScaffoldStep[];
-  /** Adds and keeps in build order, then drops in reverse build order. */
+  /** Adds and keeps in build order, then drops in reverse build order, then the drops of packages that left the release. */
   entries: PlanEntry[];
   /** Packages holding versions newer than the release (a downgrade), newest first per package. */
   newer: { atom: string; versions: string[] }[];
+  /** Packages that left the release, by atom (their drops are entries too, marked `left`). */
+  left: LeftPackage[];
 }
 
 /**
@@ -59,6 +85,18 @@ export interface PlanOptions {
   dropOld: boolean;
   /** Only these packages (atoms of the release), when the command line names some. */
   only?: ReadonlySet<string>;
+  /**
+   * Packages the overlay holds that the manifest describes and the release
+   * does not generate, with the component as last described and the reason
+   * (plan/left.ts). Their versions must be in `overlay.packages`.
+   */
+  left?: ReadonlyMap<string, { component: ResolvedComponent; reason: string }>;
+  /**
+   * Whether an older version of a left package that keeps newer versions
+   * would be orphaned: its dependencies unmet by `after`, the versions each
+   * package holds after the bump. Without it every older version is.
+   */
+  orphaned?: (atom: string, version: string, after: ReadonlyMap<string, readonly string[]>) => boolean;
 }
 
 /**
@@ -102,14 +140,55 @@ export function makePlan(model: StackModel, overlay: OverlayView, options: PlanO
       drops.push({ atom, version: old.map(withoutRevision).join(', '), action: 'drop', newPackage: false, versions: old, distfiles: [], component: c });
     }
   }
-  const held = [...releases].sort((a, b) => (a === '9999' ? 1 : b === '9999' ? -1 : compareVersions(a, b)));
+  // Packages that left the release. With --drop-old the package goes (a
+  // treeclean commit: its ebuilds need the old stack this bump drops), unless
+  // it holds versions newer than the release or a 9999, which stay: then only
+  // its older versions are candidates, and bump drops those whose
+  // dependencies the bump leaves unmet. A bump of named packages leaves them
+  // alone: their dependencies may not move.
+  const left: LeftPackage[] = [];
+  const leftDrops: PlanEntry[] = [];
+  let held: Map<string, string[]> | undefined;
+  const after = (): ReadonlyMap<string, readonly string[]> => {
+    if (held) return held;
+    held = new Map([...overlay.packages].map(([atom, p]) => [atom, [...p.versions]]));
+    for (const e of [...entries, ...drops]) {
+      const versions = held.get(e.atom) ?? [];
+      if (e.action === 'add') versions.push(e.version);
+      if (e.action === 'drop') held.set(e.atom, versions.filter((v) => !e.versions?.includes(v)));
+      else held.set(e.atom, versions);
+    }
+    return held;
+  };
+  for (const [atom, { component, reason }] of [...(options.left ?? [])].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const versions = overlay.packages.get(atom)?.versions ?? [];
+    if (versions.length === 0 || model.byAtom.has(atom)) continue;
+    const old = versions.filter((v) => v !== '9999' && compareVersions(withoutRevision(v), version) < 0);
+    const removable = !options.dropOld || options.only ? [] : old.length === versions.length ? old : old.filter((v) => options.orphaned?.(atom, v, after()) ?? true);
+    const action: LeftPackage['action'] = removable.length === 0 ? 'keep' : removable.length === versions.length ? 'treeclean' : 'drop';
+    left.push({ atom, versions, reason, action, remove: removable, component });
+    for (const v of versions) if (!removable.includes(v)) releases.add(withoutRevision(v));
+    if (action !== 'keep') {
+      leftDrops.push({
+        atom,
+        version: removable.map(withoutRevision).join(', '),
+        action: 'drop',
+        newPackage: false,
+        versions: removable,
+        distfiles: [],
+        component,
+        left: { reason, treeclean: action === 'treeclean' },
+      });
+    }
+  }
+  const releasesHeld = [...releases].sort((a, b) => (a === '9999' ? 1 : b === '9999' ? -1 : compareVersions(a, b)));
   const scaffold: ScaffoldStep[] = [
     { what: 'repository', action: overlay.repoName && overlay.layout ? 'keep' : 'add' },
-    { what: 'targets-desc', action: overlay.targetsDesc !== undefined ? 'keep' : 'add', releases: held },
+    { what: 'targets-desc', action: overlay.targetsDesc !== undefined ? 'keep' : 'add', releases: releasesHeld },
     { what: 'eclass', action: overlay.eclass !== undefined ? 'keep' : 'add' },
-    { what: 'package-sets', action: overlay.packageSets?.size ? 'keep' : 'add', releases: held },
+    { what: 'package-sets', action: overlay.packageSets?.size ? 'keep' : 'add', releases: releasesHeld },
   ];
   const order = options.only ? graph.order.filter((a) => options.only!.has(a)) : graph.order;
-  return { version, order, scaffold, entries: [...entries, ...drops.reverse()], newer };
+  return { version, order, scaffold, entries: [...entries, ...drops.reverse(), ...leftDrops], newer, left };
 }
 
