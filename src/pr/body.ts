@@ -5,6 +5,7 @@ import { gatherReleaseNotes, type ReleaseNotes } from './release-notes.js';
 import { describeCounts, LEVELS, type EvidenceLevel } from '../model/evidence.js';
 import { assigned, ebuildVars, unquote } from '../ebuild/vars.js';
 import { parseMessage } from './message-check.js';
+import { TREECLEAN_RE } from './treeclean-check.js';
 import { ebuildOf, eclassOf } from './overlay-paths.js';
 import type { TestReport } from './test-reports.js';
 import { TEMPLATES, type TemplateName } from './templates.js';
@@ -44,6 +45,8 @@ export interface BodyData {
     added: AddedPackage[];
     /** localChanges: versions that differed from what rocm-ebuild generates (pr check's DroppedLocalChanges). */
     dropped: { atom: string; versions: string[]; localChanges?: string[] }[];
+    /** Packages the range removes whole: left the release, with the reason their treeclean commit gives. */
+    removed: { atom: string; versions: string[]; reason?: string }[];
     notAdded: { project: string; reason: string }[];
   };
   other: string[];
@@ -121,9 +124,19 @@ export async function gatherBody(ctx: RangeContext, report: CheckReport, options
   const closes: string[] = [];
   const bugs: string[] = [];
   const eclassCommits = new Map<string, string[]>();
+  /** The reason each treeclean commit gives: its first paragraph, one line. */
+  const treecleans = new Map<string, string>();
 
   for (const c of commits) {
     const parsed = parseMessage(c.message);
+    const cleaned = TREECLEAN_RE.exec(parsed.summary)?.[1];
+    if (cleaned) {
+      const lines = parsed.body.map((b) => b.text);
+      const start = lines.findIndex((l) => l.trim() !== '');
+      const end = start < 0 ? -1 : lines.findIndex((l, i) => i > start && l.trim() === '');
+      const first = start < 0 ? '' : lines.slice(start, end < 0 ? undefined : end).join(' ').replace(/\s+/g, ' ').trim();
+      if (first) treecleans.set(cleaned, first);
+    }
     for (const t of parsed.trailers) {
       if (t.tag === 'Closes' && !closes.includes(t.value)) closes.push(t.value);
       if (t.tag === 'Bug' && !bugs.includes(t.value)) bugs.push(t.value);
@@ -170,8 +183,18 @@ export async function gatherBody(ctx: RangeContext, report: CheckReport, options
     added.push({ atom, versions: newVersions, previous, newPackage, ...(description ? { description } : {}) });
   }
   const dropped: BodyData['packages']['dropped'] = [];
+  const removed: BodyData['packages']['removed'] = [];
   for (const [atom, set] of droppedVersions) {
     const now = new Set(await versionsAt(ctx, head, atom));
+    if (now.size === 0 && (await objects.tree(`${head}:${atom}`)) === undefined) {
+      // The whole package went: a package that left the release, listed with its reason.
+      const versions = await versionsAt(ctx, base, atom);
+      if (versions.length > 0) {
+        const reason = treecleans.get(atom);
+        removed.push({ atom, versions, ...(reason ? { reason } : {}) });
+        continue;
+      }
+    }
     const previous = new Set(await versionsAt(ctx, base, atom));
     // Net: a version the range both adds and drops was never there before it, and is not dropped.
     const versions = [...set].filter((v) => !now.has(v) && previous.has(v)).sort(compareVersions);
@@ -181,6 +204,7 @@ export async function gatherBody(ctx: RangeContext, report: CheckReport, options
   }
   added.sort((a, b) => byCodePoint(a.atom, b.atom));
   dropped.sort((a, b) => byCodePoint(a.atom, b.atom));
+  removed.sort((a, b) => byCodePoint(a.atom, b.atom));
 
   // The release: the version most added packages move to.
   const tally = new Map<string, number>();
@@ -190,7 +214,11 @@ export async function gatherBody(ctx: RangeContext, report: CheckReport, options
 
   const notAdded =
     release && options.manifest?.stack.releases[release]
-      ? (options.manifest.stack.excluded ?? []).filter((x) => inRange(release, x.releases)).map((x) => ({ project: x.project, reason: x.reason.replace(/\s+/g, ' ').trim() }))
+      ? (options.manifest.stack.excluded ?? [])
+          .filter((x) => inRange(release, x.releases))
+          .map((x) => ({ project: x.project, reason: x.reason.replace(/\s+/g, ' ').trim() }))
+          // A project whose package the range removes is said there, with the same reason.
+          .filter((x) => !removed.some((r) => r.reason?.includes(x.reason)))
       : [];
 
   // Technical notes: LLVM slots of the ebuilds as they end up, targets, eclasses.
@@ -240,7 +268,7 @@ export async function gatherBody(ctx: RangeContext, report: CheckReport, options
     onePackagePerCommit: !report.results.some((r) => r.keyword === 'MultiplePackagesCommit'),
     ...(release ? { release } : {}),
     range: { label: range.label, commits: commits.length },
-    packages: { added, dropped, notAdded },
+    packages: { added, dropped, removed, notAdded },
     other,
     eclassUpdates: eclasses.filter((e) => report.results.some((r) => r.keyword === 'EclassChange' && r.eclass === `${e.eclass}.eclass`)),
     notes: { llvm, ...(targets ? { targets } : {}), eclasses, release: releaseNotes },
@@ -324,15 +352,16 @@ function evidenceSection(list: ReleaseNotes['evidence']): string[] {
 
 export function renderBody(d: BodyData): string {
   const out: string[] = [];
-  const { added, dropped, notAdded } = d.packages;
+  const { added, dropped, removed, notAdded } = d.packages;
   const fresh = added.filter((a) => a.newPackage);
   const bumps = added.filter((a) => !a.newPackage);
   const what: string[] = [];
   if (fresh.length) what.push(`adds ${fresh.length} new package${fresh.length === 1 ? '' : 's'}`);
   if (bumps.length) what.push(`bumps ${bumps.length} package${bumps.length === 1 ? '' : 's'}`);
   if (dropped.length) what.push(`drops old versions of ${dropped.length} package${dropped.length === 1 ? '' : 's'}`);
+  if (removed.length) what.push(`removes ${removed.length} package${removed.length === 1 ? '' : 's'}${d.release ? ` that left ROCm ${d.release}` : ''}`);
   const lead = d.release ? `ROCm ${d.release}: this pull request` : 'This pull request';
-  out.push(`${lead} ${what.length ? what.join(', ') : 'changes no package'} in ${d.range.commits} commit${d.range.commits === 1 ? '' : 's'}${d.onePackagePerCommit && added.length + dropped.length > 1 ? ', one package per commit' : ''}.`);
+  out.push(`${lead} ${what.length ? what.join(', ') : 'changes no package'} in ${d.range.commits} commit${d.range.commits === 1 ? '' : 's'}${d.onePackagePerCommit && added.length + dropped.length + removed.length > 1 ? ', one package per commit' : ''}.`);
   for (const e of d.eclassUpdates) {
     out.push(
       '',
@@ -354,6 +383,13 @@ export function renderBody(d: BodyData): string {
     for (const x of dropped) {
       const local = x.localChanges?.length ? ` (**changed by hand:** ${x.localChanges.map(markdownText).join(', ')} differed from what rocm-ebuild generates; check the change went along)` : '';
       out.push(`- ${markdownCode(x.atom)}: ${x.versions.map(markdownText).join(', ')}${local}`);
+    }
+  }
+  if (removed.length) {
+    out.push('', `### Removed packages (${removed.length})`, '', 'Packages removed whole (treeclean), with the reason their commit gives:', '');
+    for (const x of removed) {
+      const why = x.reason ? `: ${markdownText(x.reason)}` : '';
+      out.push(`- ${markdownCode(x.atom)} (${x.versions.map(markdownText).join(', ')})${why}`);
     }
   }
   if (notAdded.length) {

@@ -5,6 +5,7 @@ import { ObjectReader, readCommits } from './git-read.js';
 import { lintRange, lintTargets, StackModels } from './lint-range.js';
 import { checkMessage } from './message-check.js';
 import { droppedLocalChanges } from './dropped-check.js';
+import { checkTreeclean } from './treeclean-check.js';
 import { gentooChecks, isGentoo } from './gentoo-check.js';
 import { PackageChecker } from './package-check.js';
 import { foldPkgcheck, runPkgcheck } from './pkgcheck.js';
@@ -97,6 +98,7 @@ export async function checkRange(ctx: RangeContext, options: CheckOptions = {}):
     options.progress?.step(++n, commits.length, `checking ${c.short} ${printable(c.message.split('\n', 1)[0] ?? '')}`);
     results.push(...(await checkMessage(c, { objectType })));
     if (c.parents.length > 1) continue;
+    results.push(...(await checkTreeclean(c, c.message.split('\n', 1)[0] ?? '', objects)));
     results.push(...(await packages.check(c, addedInRange)));
     for (const ch of c.changes) if (ch.status !== 'D' && ch.status !== 'M' && ch.status !== 'T' && ebuildOf(ch.path)) addedInRange.add(ch.path);
   }

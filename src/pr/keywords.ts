@@ -33,6 +33,7 @@ export const GIT_KEYWORDS: GitKeyword[] = [
   { name: 'MergeCommit', level: 'warning', pkgcheck: null, description: 'a merge commit in the range (::gentoo keeps a linear history)' },
   { name: 'NotGentooFile', level: 'error', pkgcheck: null, description: "::gentoo: a file outside the package directories, eclass/, profiles/ and metadata/, or one of rocm-ebuild's own" },
   { name: 'EclassChange', level: 'warning', pkgcheck: null, description: '::gentoo: the range changes an eclass, which the gentoo-dev mailing list reviews first' },
+  { name: 'BadTreeclean', level: 'error', pkgcheck: null, description: 'a "cat/pkg: treeclean" commit that does not remove exactly the whole package directory' },
   { name: 'DroppedLocalChanges', level: 'warning', pkgcheck: null, description: 'a dropped ebuild differs from what rocm-ebuild generated for it: changes made by hand that may be lost' },
   { name: 'UnevaluatedSrcUri', level: 'info', pkgcheck: null, description: "SRC_URI uses something rocm-ebuild does not evaluate, so its DIST lines were not checked" },
   { name: 'BashSyntax', level: 'error', pkgcheck: null, description: '`bash -n` rejects the ebuild' },
