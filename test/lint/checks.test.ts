@@ -150,6 +150,8 @@ const CASES: [string, () => string, Partial<EbuildInput>?][] = [
   ['UseChangeNeeded', () => swap('RDEPEND="dev-util/hip:${SLOT}"', 'RDEPEND="dev-util/hip:${SLOT}\n\tmedia-libs/mesa[vaapi]\n"'), { stack: STACK }],
   ['UnmergeableTargets', () => swap('RDEPEND="dev-util/hip:${SLOT}"', 'RDEPEND="dev-util/hip:${SLOT}\n\tsci-libs/gemm:${SLOT}\n"'), { stack: STACK }],
   ['NonexistentBlocker', () => swap('RDEPEND="dev-util/hip:${SLOT}"', 'RDEPEND="dev-util/hip:${SLOT}\n\t!<dev-util/hip-6\n"'), { stack: STACK }],
+  // An overlay whose hip moved to 7.2.4 while this 6.2.2 ebuild stayed: dev-util/hip:${SLOT} is hip:0/6.2.
+  ['NonexistentDeps', () => GOOD, { overlay: new Map([['dev-util/hip', [{ version: '7.2.4', slot: '0', subslot: '7.2' }]]]) }],
 ];
 
 describe('lint checks (one case per keyword)', () => {
@@ -309,6 +311,31 @@ describe('rules real pkgcheck and Portage taught us', () => {
     const unknown = await lintEbuild(input(rdepend('media-libs/mesa[vulkan]'), { stack: STACK }));
     assert.deepEqual(unknown.map((r) => r.keyword), ['NonsolvableDeps']);
     assert.match(unknown[0]!.message, /does not record in media-libs\/mesa's iuse/);
+  });
+
+  it("NonexistentDeps: a dependency on a package of the overlay must be met by one of its ebuilds, at the slot and version asked for", async () => {
+    const hip = (...held: [string, string?][]) => ({ overlay: new Map([['dev-util/hip', held.map(([version, slot]) => ({ version, ...(slot ? { slot: slot.split('/')[0]!, ...(slot.includes('/') ? { subslot: slot.split('/')[1]! } : {}) } : {}) }))]]) });
+    const rdepend = (dep: string) => swap('RDEPEND="dev-util/hip:${SLOT}"', `RDEPEND="${dep}"`);
+    // ${SLOT} is this ebuild's own, 0/6.2 at 6.2.2: met by hip 6.2.4 (0/6.2), not by 6.3.3 (0/6.3).
+    assert.deepEqual(await keywords(GOOD, hip(['6.2.4', '0/6.2'], ['7.2.4', '0/7.2'])), []);
+    const unmet = await lintEbuild(input(GOOD, hip(['6.3.3', '0/6.3'])));
+    assert.deepEqual(unmet.map((r) => r.keyword), ['NonexistentDeps']);
+    assert.match(unmet[0]!.message, /dev-util\/hip:\$\{SLOT\} \(dev-util\/hip:0\/6\.2\): no ebuild of dev-util\/hip in the overlay provides it \(it holds 6\.3\.3 \(SLOT 0\/6\.3\)\).*treeclean/);
+    assert.equal(unmet[0]!.line, 22);
+    // Versions: =, ~, globs and ranges, with or without a slot.
+    assert.deepEqual(await keywords(rdepend('=dev-util/hip-${PV}*'), hip(['6.2.2-r1', '0/6.2'])), []);
+    assert.deepEqual(await keywords(rdepend('~dev-util/hip-6.2.2'), hip(['6.2.4', '0/6.2'])), ['NonexistentDeps']);
+    assert.deepEqual(await keywords(rdepend('>=dev-util/hip-6.2:0/6.2'), hip(['7.2.4', '0/7.2'])), ['NonexistentDeps']);
+    assert.deepEqual(await keywords(rdepend('>=dev-util/hip-6.2:0'), hip(['7.2.4', '0/7.2'])), []);
+    // No restriction, a := binding, or a package the overlay does not hold (::gentoo's): nothing to refute.
+    assert.deepEqual(await keywords(rdepend('dev-util/hip'), hip(['7.2.4', '0/7.2'])), []);
+    assert.deepEqual(await keywords(rdepend('dev-util/hip:='), hip(['7.2.4', '0/7.2'])), []);
+    assert.deepEqual(await keywords(rdepend('dev-libs/rocr-runtime:${SLOT}'), hip(['7.2.4', '0/7.2'])), []);
+    // An ebuild whose SLOT is not literal meets any slot; a SLOT without subslot is its own subslot (PMS).
+    assert.deepEqual(await keywords(GOOD, hip(['6.2.2'])), []);
+    assert.deepEqual(await keywords(rdepend('dev-util/hip:0/0'), hip(['6.2.2', '0'])), []);
+    // Without the overlay (a render of one release), nothing is said.
+    assert.deepEqual(await keywords(GOOD), []);
   });
 
   it('NonexistentBlocker: a blocker must match a version some repository has', async () => {
