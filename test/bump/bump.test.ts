@@ -5,7 +5,8 @@ import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { copyOverlay, fullStackFixture, IDENTITY } from '../helpers/bumped-overlay.js';
 import { bin, git, gitEnv, gitHome, removeDir, root, runCli, tempDir } from '../helpers/project.js';
-import type { PlanJson } from '../helpers/stack-distfiles.js';
+import { synthesizeDistfiles, type PlanJson } from '../helpers/stack-distfiles.js';
+import { killGroup, startCli } from './support.js';
 import { parseTargetTable, targetsOfReleases } from '../../src/eclass/index.js';
 
 const SIGN_OFF = `Signed-off-by: ${IDENTITY.name} <${IDENTITY.email}>`;
@@ -417,6 +418,192 @@ describe('rocm-ebuild bump (the full 6.2 stack into real git repositories)', fun
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /already holds ROCm 6\.3\.3: nothing to do/);
       assert.equal((await git(overlay, ['rev-parse', 'HEAD'], home)).trim(), before);
+    });
+  });
+
+  describe('to 7.2.4: 6.2.2 → 7.2.4 --drop-old, with packages that left the release', () => {
+    /** stack.yaml excludes hipSPARSELt from 6.4.0 and rocm_bandwidth_test from 7.0.0: the 6.2.2 overlay holds both. */
+    const LEFT = ['dev-util/rocm_bandwidth_test', 'sci-libs/hipSPARSELt'];
+    let overlay: string;
+    let before622: string;
+    let result: { code: number | null; stdout: string; stderr: string };
+    let plan: PlanJson;
+
+    before(async () => {
+      plan = await synthesizeDistfiles('7.2.4', distdir, home);
+      overlay = copyOverlay((await fullStackFixture()).overlay, path.join(work, 'to-7.2.4'));
+      before622 = (await git(overlay, ['rev-parse', 'HEAD'], home)).trim();
+      result = await bump(['7.2.4', '--overlay', overlay, '--drop-old']);
+    });
+
+    const subjectsSince = async (dir: string, from: string) => (await git(dir, ['log', '--reverse', '--format=%s', `${from}..HEAD`], home)).trim().split('\n');
+    const dependencies = async (version: string) => {
+      const r = await runCli(['graph', '--version', version, '--json'], { home });
+      return (JSON.parse(r.stdout) as { edges: { from: string; to: string; testOnly: boolean }[] }).edges;
+    };
+
+    it('without --drop-old they are kept and reported, with the reasons stack.yaml gives (text and --json)', async () => {
+      const shared = (await fullStackFixture()).overlay;
+      assert.ok(plan.packages.every((p) => !LEFT.includes(p.atom)));
+      const json = await bump(['7.2.4', '--overlay', shared, '--dry-run', '--json']);
+      assert.equal(json.code, 0, json.stderr);
+      const left = (JSON.parse(json.stdout) as { left: { atom: string; versions: string[]; reason: string; action: string; removed: string[] }[] }).left;
+      assert.deepEqual(left.map((l) => [l.atom, l.versions, l.action, l.removed]), LEFT.map((a) => [a, ['6.2.2'], 'keep', []]));
+      assert.match(left[0]!.reason, /^the stack manifest excludes rocm_bandwidth_test from ROCm 7\.0\.0: Rewritten in 7\.0 as a plugin launcher/);
+      assert.match(left[1]!.reason, /^the stack manifest excludes hipSPARSELt from ROCm 6\.4\.0: Its TensileLite is a hipBLASLt commit/);
+      const text = await bump(['7.2.4', '--overlay', shared, '--dry-run']);
+      assert.match(text.stdout, /^not part of ROCm 7\.2\.4 \(the stack manifest describes them, this release does not generate them\):$/m);
+      assert.match(text.stdout, /^ {2}sci-libs\/hipSPARSELt 6\.2\.2: kept \(its ebuilds need the older stack: --drop-old without package names removes it\); the stack manifest excludes hipSPARSELt/m);
+      assert.match(text.stdout, /; 2 packages left ROCm 7\.2\.4 \(0 removed\)$/m);
+      const dry = await bump(['7.2.4', '--overlay', shared, '--dry-run', '--drop-old']);
+      assert.match(dry.stdout, /^ {2}treeclean sci-libs\/hipSPARSELt-6\.2\.2$/m);
+      assert.match(dry.stdout, /^ {2}dev-util\/rocm_bandwidth_test 6\.2\.2: to be removed \(treeclean\); the stack manifest excludes rocm_bandwidth_test/m);
+    });
+
+    it('moves every package in build order, one commit each, and removes the two that left in treeclean commits placed before the drops of what they need', async () => {
+      assert.equal(result.code, 0, result.stderr);
+      const subjects = await subjectsSince(overlay, before622);
+      const had = new Set(plans.get('6.2.2')!.packages.map((p) => p.atom));
+      const moves = plan.packages.map((p) => (had.has(p.atom) ? `${p.atom}: add 7.2.4, drop 6.2.2` : `${p.atom}: new package, add 7.2.4`));
+      assert.deepEqual([...had].filter((a) => !plan.packages.some((p) => p.atom === a)).sort(), LEFT);
+      assert.equal(subjects[0], 'profiles/desc: amdgpu_targets.desc for ROCm 7.2.4');
+      assert.equal(subjects.at(-1), 'sets.conf, metadata/sets: package sets for ROCm 7.2.4');
+      const packageCommits = subjects.slice(1, -1);
+      assert.deepEqual(packageCommits.filter((s) => !s.endsWith(': treeclean')), moves);
+      assert.deepEqual(packageCommits.filter((s) => s.endsWith(': treeclean')).sort(), LEFT.map((a) => `${a}: treeclean`));
+      // Every package after the stack packages it depends on in 7.2.4.
+      const at = new Map(packageCommits.map((s, i) => [s.split(':')[0]!, i]));
+      for (const e of (await dependencies('7.2.4')).filter((x) => !x.testOnly)) assert.ok(at.get(e.to)! < at.get(e.from)!, `${e.from} committed before its dependency ${e.to}`);
+      // A package that left goes before the commit dropping anything its 6.2.2 ebuild needs, and right before the first of them.
+      const old = await dependencies('6.2.2');
+      for (const atom of LEFT) {
+        const needs = old.filter((e) => e.from === atom).map((e) => e.to);
+        assert.ok(needs.length > 0, atom);
+        for (const n of needs) assert.ok(at.get(atom)! < at.get(n)!, `${atom} removed after ${n} dropped the 6.2.2 it needs`);
+        assert.ok(needs.includes(packageCommits[at.get(atom)! + 1]!.split(':')[0]!), `${atom} is not right before the first drop of what it needs`);
+      }
+    });
+
+    it('a treeclean commit removes the whole package, says why and which versions, and is signed off', async () => {
+      for (const atom of LEFT) {
+        assert.ok(!existsSync(path.join(overlay, atom)), atom);
+        const sha = (await git(overlay, ['log', '--format=%H', '--fixed-strings', `--grep=${atom}: treeclean`, `${before622}..HEAD`], home)).trim();
+        const [subject, ...body] = (await git(overlay, ['log', '-1', '--format=%s%n%b', sha], home)).trimEnd().split('\n');
+        assert.equal(subject, `${atom}: treeclean`);
+        const text = body.join(' ').replace(/\s+/g, ' ');
+        const project = atom.split('/')[1]!;
+        assert.match(text, new RegExp(`^Not part of ROCm 7\\.2\\.4: the stack manifest excludes ${project} from ROCm \\d\\.\\d\\.0: `));
+        assert.match(text, /Removes 6\.2\.2 \(the only version the overlay held\), with the package's Manifest, metadata\.xml and files\/: it needs the older ROCm stack this bump drops\./);
+        assert.equal(body.at(-1), SIGN_OFF);
+        const files = (await git(overlay, ['show', '--name-status', '--format=', sha], home)).trim().split('\n').sort();
+        const pn = atom.split('/')[1]!;
+        assert.deepEqual(files, [`D\t${atom}/Manifest`, `D\t${atom}/metadata.xml`, `D\t${atom}/${pn}-6.2.2.ebuild`].sort());
+      }
+    });
+
+    it('changes nothing when run again, and lint finds the overlay clean', async () => {
+      const tip = (await git(overlay, ['rev-parse', 'HEAD'], home)).trim();
+      const again = await bump(['7.2.4', '--overlay', overlay, '--drop-old']);
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stdout, /already holds ROCm 7\.2\.4: nothing to do/);
+      assert.doesNotMatch(again.stdout, /not part of ROCm/);
+      assert.equal((await git(overlay, ['rev-parse', 'HEAD'], home)).trim(), tip);
+      const lint = await runCli(['lint', '--overlay', overlay, '--no-shellcheck'], { home });
+      assert.equal(lint.code, 0, lint.stdout + lint.stderr);
+      assert.match(lint.stdout, /^49 ebuilds checked: 0 errors\/warnings/m);
+    });
+
+    it("lint flags what the old behaviour left: hipSPARSELt-6.2.2 kept next to hip 7.2.4 does not resolve (NonexistentDeps)", async () => {
+      const stale = copyOverlay(overlay, path.join(work, 'stale-7.2.4'));
+      await git(stale, ['checkout', before622, '--', 'sci-libs/hipSPARSELt'], home);
+      const lint = await runCli(['lint', '--overlay', stale, '--no-shellcheck'], { home });
+      assert.equal(lint.code, 6, lint.stdout + lint.stderr);
+      const found = lint.stdout.split('\n').filter((l) => l.includes('NonexistentDeps'));
+      // RDEPEND and DEPEND both name hip and hipSPARSE: each line is reported.
+      const atoms = found.map((l) => /NonexistentDeps: version 6\.2\.2: (\S+) \((\S+)\): no ebuild of \S+ in the overlay provides it \(it holds 7\.2\.4 \(SLOT 0\/7\.2\)\)/.exec(l)?.slice(1, 3));
+      assert.equal(found.length, 5, found.join('\n'));
+      assert.deepEqual(
+        [...new Map(atoms.map((x) => [JSON.stringify(x), x])).values()],
+        [
+          ['dev-util/hip:${SLOT}', 'dev-util/hip:0/6.2'],
+          ['sci-libs/hipSPARSE:${SLOT}', 'sci-libs/hipSPARSE:0/6.2'],
+          ['dev-build/rocm-cmake:${SLOT}', 'dev-build/rocm-cmake:0/6.2'],
+        ],
+      );
+      assert.match(lint.stdout, /^sci-libs\/hipSPARSELt$/m);
+      assert.match(found[0]!, /sci-libs\/hipSPARSELt: treeclean/);
+    });
+
+    it('pr body explains the move (release assets, LLVM 18 → 22, new GPU targets) and lists the packages that left with the reasons; pr check accepts the treeclean commits', async () => {
+      const range = `${before622}..HEAD`;
+      const r = await runCli(['pr', 'body', '--overlay', overlay, '--range', range, '--template', 'none', '--no-pkgcheck'], { home });
+      assert.equal(r.code, 0, r.stderr);
+      const body = r.stdout;
+      assert.match(body, /^ROCm 7\.2\.4: this pull request adds 2 new packages, bumps 47 packages, drops old versions of 47 packages, removes 2 packages that left ROCm 7\.2\.4 in 53 commits, one package per commit\.$/m);
+      assert.match(body, /^### Removed packages \(2\)$/m);
+      assert.match(body, /^- `dev-util\/rocm_bandwidth_test` \(6\.2\.2\): Not part of ROCm 7\.2\.4: the stack manifest excludes rocm\\_bandwidth\\_test from ROCm 7\.0\.0: Rewritten in 7\.0 as a plugin launcher/m);
+      assert.match(body, /^- `sci-libs\/hipSPARSELt` \(6\.2\.2\): Not part of ROCm 7\.2\.4: the stack manifest excludes hipSPARSELt from ROCm 6\.4\.0: Its TensileLite/m);
+      // Said once: not again under the release's projects left out.
+      assert.doesNotMatch(body, /^- \*\*hipSPARSELt\*\*/m);
+      assert.match(body, /^### Not packaged \(\d+\)$/m);
+      assert.doesNotMatch(body.split('### Dropped versions')[1]!.split('###')[0]!, /hipSPARSELt|rocm_bandwidth_test/);
+      // What release-notes.ts reads from the ebuilds: the monorepos' release assets, the LLVM slot, the targets.
+      assert.match(body, /^- LLVM: `LLVM_COMPAT=\( 22 \)` in \d+ ebuilds \(the versions they replace had `\( 18 \)`\): Gentoo's LLVM\/clang, not AMD's fork\.$/m);
+      assert.match(body, /^- Sources: \d+ packages moved from [^\n]* to ROCm\/rocm-libraries release assets: [^\n]*`sci-libs\/rocBLAS`/m);
+      assert.match(body, /^- Sources: \d+ packages moved from [^\n]* to ROCm\/rocm-systems release assets: [^\n]*`dev-util\/hip`/m);
+      assert.match(body, /^- GPU targets added: [^\n]*`gfx950` \(CDNA4[^\n]*`gfx1201` \(RDNA4/m);
+      const check = await runCli(['pr', 'check', '--overlay', overlay, '--range', range, '--no-pkgcheck', '--json'], { home });
+      const report = JSON.parse(check.stdout) as { results: { keyword: string; level: string }[] };
+      assert.deepEqual(report.results.filter((x) => x.level === 'error' || x.level === 'warning'), [], check.stderr);
+    });
+
+    it('pr check: a "treeclean" commit that leaves part of the package, or touches another, is BadTreeclean', async () => {
+      const bad = copyOverlay((await fullStackFixture()).overlay, path.join(work, 'bad-treeclean'));
+      await git(bad, ['rm', '-q', 'sci-libs/hipSPARSELt/hipSPARSELt-6.2.2.ebuild', 'dev-util/rocm_bandwidth_test/metadata.xml'], home);
+      await git(bad, ['commit', '-q', '-s', '-m', 'sci-libs/hipSPARSELt: treeclean'], home);
+      const check = await runCli(['pr', 'check', '--overlay', bad, '--range', 'HEAD~1..HEAD', '--no-pkgcheck', '--json'], { home });
+      assert.equal(check.code, 6, check.stderr);
+      const found = (JSON.parse(check.stdout) as { results: { keyword: string; message: string }[] }).results.filter((x) => x.keyword === 'BadTreeclean');
+      assert.deepEqual(found.map((x) => x.message), [
+        'a treeclean of sci-libs/hipSPARSELt also deletes dev-util/rocm_bandwidth_test/metadata.xml: remove the package alone, and commit anything else on its own',
+        'sci-libs/hipSPARSELt/ still holds Manifest, metadata.xml after its treeclean: remove the whole package directory, or name the commit "sci-libs/hipSPARSELt: drop <versions>"',
+      ]);
+    });
+
+    it('::gentoo: --drop-old is refused, naming the packages, why, and the way on (last rites, or no --drop-old); nothing is written', async () => {
+      const tree = copyOverlay((await fullStackFixture()).overlay, path.join(work, 'gentoo-7.2.4'));
+      await writeFile(path.join(tree, 'profiles/repo_name'), 'gentoo\n');
+      await git(tree, ['commit', '-q', '-a', '-m', 'profiles: repo_name gentoo'], home);
+      const tip = (await git(tree, ['rev-parse', 'HEAD'], home)).trim();
+      const r = await bump(['7.2.4', '--overlay', tree, '--drop-old']);
+      assert.equal(r.code, 4, r.stdout + r.stderr);
+      const err = r.stderr.replace(/\s*›\s*/g, ' ');
+      assert.match(err, new RegExp(`${tree.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is ::gentoo, and 2 packages it holds left ROCm 7\\.2\\.4; --drop-old would remove them`));
+      assert.match(err, /sci-libs\/hipSPARSELt: 6\.2\.2: not part of ROCm 7\.2\.4: the stack manifest excludes hipSPARSELt from ROCm 6\.4\.0/);
+      assert.match(err, /dev-util\/rocm_bandwidth_test: 6\.2\.2: not part of ROCm 7\.2\.4/);
+      assert.match(err, /nothing was written/);
+      assert.match(err, /hint: last-rite them first: mask dev-util\/rocm_bandwidth_test sci-libs\/hipSPARSELt in \S+\/profiles\/package\.mask/);
+      assert.match(err, /or bump without --drop-old, which keeps them/);
+      assert.equal((await git(tree, ['rev-parse', 'HEAD'], home)).trim(), tip);
+      assert.equal((await git(tree, ['status', '--porcelain', '--untracked-files=all'], home)).trim(), '');
+    });
+
+    it('kill -9 during a bump with treecleans: the branch and the record of what was generated move together; the next run completes it', async () => {
+      const killedOverlay = copyOverlay((await fullStackFixture()).overlay, path.join(work, 'killed-7.2.4'));
+      const recordBefore = (await git(killedOverlay, ['rev-parse', 'refs/rocm-ebuild-generated'], home)).trim();
+      const killed = startCli(['bump', '7.2.4', '--overlay', killedOverlay, '--drop-old', '--distdir', distdir, '--offline'], { home, detached: true });
+      await killed.waitFor(/^\[\d+\/\d+\] sci-libs\/hipSPARSELt: treeclean$/m);
+      killGroup(killed);
+      await killed.done;
+      const afterKill = (await git(killedOverlay, ['rev-parse', 'HEAD'], home)).trim();
+      const recordAfter = (await git(killedOverlay, ['rev-parse', 'refs/rocm-ebuild-generated'], home)).trim();
+      assert.equal(afterKill === before622, recordAfter === recordBefore, 'the branch and the record moved apart');
+      const again = await bump(['7.2.4', '--overlay', killedOverlay, '--drop-old']);
+      assert.equal(again.code, 0, again.stderr);
+      assert.deepEqual(await subjectsSince(killedOverlay, before622), await subjectsSince(overlay, before622));
+      assert.equal((await git(killedOverlay, ['status', '--porcelain', '--untracked-files=all'], home)).trim(), '');
+      for (const atom of LEFT) assert.ok(!existsSync(path.join(killedOverlay, atom)), atom);
+      assert.match((await bump(['7.2.4', '--overlay', killedOverlay, '--drop-old'])).stdout, /nothing to do/);
     });
   });
 
