@@ -570,6 +570,39 @@ describe('rocm-ebuild bump (the full 6.2 stack into real git repositories)', fun
       ]);
     });
 
+    it('a package that left but holds a 9999 stays: only its older versions whose dependencies the bump leaves unmet go', async () => {
+      const live = copyOverlay((await fullStackFixture()).overlay, path.join(work, 'live-7.2.4'));
+      const lt = path.join(live, 'sci-libs/hipSPARSELt');
+      const bw = path.join(live, 'dev-util/rocm_bandwidth_test');
+      // hipSPARSELt-9999 next to 6.2.2 (needs hip:0/6.2: orphaned); rocm_bandwidth_test-9999 next to a
+      // 6.2.2 whose maintainer let it take any rocr-runtime (nothing unmet: it stays).
+      await writeFile(path.join(lt, 'hipSPARSELt-9999.ebuild'), await readFile(path.join(lt, 'hipSPARSELt-6.2.2.ebuild'), 'utf8'));
+      await writeFile(path.join(bw, 'rocm_bandwidth_test-9999.ebuild'), await readFile(path.join(bw, 'rocm_bandwidth_test-6.2.2.ebuild'), 'utf8'));
+      const edited = (await readFile(path.join(bw, 'rocm_bandwidth_test-6.2.2.ebuild'), 'utf8')).replace('RDEPEND="dev-libs/rocr-runtime:${SLOT}"', 'RDEPEND="dev-libs/rocr-runtime"');
+      assert.match(edited, /^RDEPEND="dev-libs\/rocr-runtime"$/m);
+      await writeFile(path.join(bw, 'rocm_bandwidth_test-6.2.2.ebuild'), edited);
+      await git(live, ['add', '-A'], home);
+      await git(live, ['commit', '-q', '-s', '-m', 'live ebuilds'], home);
+      const tip = (await git(live, ['rev-parse', 'HEAD'], home)).trim();
+      const dry = await bump(['7.2.4', '--overlay', live, '--drop-old', '--dry-run', '--json']);
+      assert.equal(dry.code, 0, dry.stderr);
+      const left = (JSON.parse(dry.stdout) as { left: { atom: string; versions: string[]; action: string; removed: string[] }[] }).left;
+      assert.deepEqual(left.map((l) => [l.atom, l.versions, l.action, l.removed]), [
+        ['dev-util/rocm_bandwidth_test', ['6.2.2', '9999'], 'keep', []],
+        ['sci-libs/hipSPARSELt', ['6.2.2', '9999'], 'drop', ['6.2.2']],
+      ]);
+      const r = await bump(['7.2.4', '--overlay', live, '--drop-old']);
+      assert.equal(r.code, 0, r.stderr);
+      const subjects = (await git(live, ['log', '--reverse', '--format=%s', `${tip}..HEAD`], home)).trim().split('\n');
+      assert.ok(subjects.includes('sci-libs/hipSPARSELt: drop 6.2.2'), subjects.join('\n'));
+      assert.ok(!subjects.some((x) => x.startsWith('dev-util/rocm_bandwidth_test') || x.endsWith(': treeclean')), subjects.join('\n'));
+      assert.deepEqual((await readdir(lt)).filter((f) => f.endsWith('.ebuild')), ['hipSPARSELt-9999.ebuild']);
+      assert.ok(existsSync(path.join(lt, 'metadata.xml')));
+      const sha = (await git(live, ['log', '--format=%H', '--fixed-strings', '--grep=sci-libs/hipSPARSELt: drop 6.2.2', `${tip}..HEAD`], home)).trim();
+      const body = (await git(live, ['log', '-1', '--format=%b', sha], home)).replace(/\s+/g, ' ');
+      assert.match(body, /^Not part of ROCm 7\.2\.4: the stack manifest excludes hipSPARSELt from ROCm 6\.4\.0: .* Its newer versions stay; 6\.2\.2 needs the older ROCm stack this bump drops\./);
+    });
+
     it('::gentoo: --drop-old is refused, naming the packages, why, and the way on (last rites, or no --drop-old); nothing is written', async () => {
       const tree = copyOverlay((await fullStackFixture()).overlay, path.join(work, 'gentoo-7.2.4'));
       await writeFile(path.join(tree, 'profiles/repo_name'), 'gentoo\n');
