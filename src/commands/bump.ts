@@ -6,6 +6,7 @@ import { manifestFlag } from '../cli/stack.js';
 import { defaultManifestPath } from '../paths.js';
 import { runBump, type BumpResult } from '../bump/run.js';
 import { describeCounts, EVIDENCE_MEANING, levelRank } from '../model/evidence.js';
+import { compareVersions, withoutRevision } from '../model/version.js';
 import { checkOverlayPath } from '../overlay/paths.js';
 import { createProgress as createDistfileProgress } from '../distfiles/index.js';
 import { distfileSettings } from '../portage/distfile-settings.js';
@@ -270,6 +271,14 @@ export default class Bump extends BaseCommand {
     );
   }
 
+  /** Why a package that left is kept, by what it holds: only older versions, only newer ones (or 9999), or both. */
+  private keptWhy(versions: string[], release: string): string {
+    const older = versions.filter((v) => v !== '9999' && compareVersions(withoutRevision(v), release) < 0);
+    if (older.length === versions.length) return 'kept (its ebuilds need the older stack: --drop-old without package names removes it)';
+    if (older.length === 0) return 'kept (newer than this release)';
+    return `kept (it holds newer versions or 9999; --drop-old drops ${older.join(', ')} once a bump leaves their dependencies unmet)`;
+  }
+
   /** Packages the overlay holds that this release no longer has: what happens to them, and why they left. */
   private leftReport(r: BumpResult): void {
     if (r.left.length === 0) return;
@@ -280,7 +289,7 @@ export default class Bump extends BaseCommand {
           ? `${r.dryRun ? 'to be removed' : 'removed'} (treeclean)`
           : l.action === 'drop'
             ? `${l.removed.join(', ')} ${r.dryRun ? 'to be dropped' : 'dropped'}, ${l.versions.filter((v) => !l.removed.includes(v)).join(', ')} kept`
-            : 'kept (its ebuilds need the older stack: --drop-old without package names removes it)';
+            : this.keptWhy(l.versions, r.version);
       this.log(`  ${l.atom} ${l.versions.join(', ')}: ${what}; ${l.reason}`);
     }
   }
