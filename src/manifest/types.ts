@@ -106,10 +106,33 @@ export interface TestsSpec {
 }
 
 export type PrepareOp = { reason?: string; when?: string } & (
-  | { replace: { files: string[]; from: string; to: string } }
-  | { delete_lines: { files: string[]; matching: string } }
+  | { replace: { files: string[]; from: string; to: string; first?: boolean; skip_missing?: boolean } }
+  | { delete_lines: { files: string[]; matching: string; skip_missing?: boolean } }
+  | { insert: InsertSpec }
   | { remove: string[] }
 );
+
+/** Lines inserted after (or before) each line matching a basic regular expression. */
+export interface InsertSpec {
+  files: string[];
+  after?: string;
+  before?: string;
+  lines: string[];
+  first?: boolean;
+  skip_missing?: boolean;
+}
+
+/** Upstream's own patch, fetched as a distfile and applied through PATCHES. */
+export interface UrlPatchSpec {
+  url: string;
+  distfile: string;
+  reason: string;
+  /** The releases it applies to; default all the component's. */
+  releases?: VersionRange;
+}
+
+/** A patch file shipped in patches/<component>/ (FILESDIR), or one fetched by URL. */
+export type PatchSpec = string | UrlPatchSpec;
 
 export interface PhaseCode {
   before?: string;
@@ -152,7 +175,7 @@ export interface ComponentSpec {
   deps?: DepSpec[];
   tests?: TestsSpec;
   prepare?: PrepareOp[];
-  patches?: string[];
+  patches?: PatchSpec[];
   inherit?: string[];
   globals?: Record<string, BashScalar>;
   restrict?: string[];

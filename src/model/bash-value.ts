@@ -52,23 +52,35 @@ export interface BashValueProblem {
   hint: string;
 }
 
-/**
- * Returns what is wrong with `value`, or undefined when it is safe to render.
- * `quotesEscaped`: the renderer escapes double quotes (sed replacements), so
- * they may appear as literal text.
- */
-export function checkBashValue(value: string, options: { quotesEscaped?: boolean } = {}): BashValueProblem | undefined {
+export interface BashValueOptions {
+  /** The renderer escapes double quotes (sed replacements), so they may appear as literal text. */
+  quotesEscaped?: boolean;
+  /**
+   * `\$` is a literal dollar sign, as in bash between double quotes: text
+   * written into source files (a replacement, inserted lines) may need
+   * CMake's `${CMAKE_INSTALL_PREFIX}` as it stands, written `\${CMAKE_INSTALL_PREFIX}`.
+   */
+  dollarEscapes?: boolean;
+}
+
+/** Returns what is wrong with `value`, or undefined when it is safe to render. */
+export function checkBashValue(value: string, options: BashValueOptions = {}): BashValueProblem | undefined {
   let i = 0;
   while (i < value.length) {
     const ch = value[i]!;
+    if (ch === '\\' && options.dollarEscapes && value[i + 1] === '$') {
+      i += 2;
+      continue;
+    }
     if (ch === '$') {
       const rest = value.slice(i);
       const variable = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}/.exec(rest);
       if (variable) {
         if (!ALLOWED_VARIABLES.has(variable[1]!)) {
+          const literal = options.dollarEscapes ? `, or write \\\${${variable[1]}} for the literal text \${${variable[1]}}` : '';
           return {
             message: `\${${variable[1]}} is not a variable values may use`,
-            hint: `use one of ${[...ALLOWED_VARIABLES].map((v) => `\${${v}}`).join(' ')}`,
+            hint: `use one of ${[...ALLOWED_VARIABLES].map((v) => `\${${v}}`).join(' ')}${literal}`,
           };
         }
         i += variable[0].length;
@@ -96,7 +108,9 @@ export function checkBashValue(value: string, options: { quotesEscaped?: boolean
       }
       return {
         message: 'a `$` that is neither ${VAR} nor $(helper …)',
-        hint: 'write variables as ${NAME} and helpers as $(name args); other shell syntax belongs in phase code',
+        hint: options.dollarEscapes
+          ? 'write variables as ${NAME} and helpers as $(name args), and a literal dollar sign as \\$; other shell syntax belongs in phase code'
+          : 'write variables as ${NAME} and helpers as $(name args); other shell syntax belongs in phase code',
       };
     }
     if (!LITERAL.test(ch) && !(ch === '"' && options.quotesEscaped)) {
@@ -135,10 +149,54 @@ export function bashWord(value: string | number | boolean): string {
  * literal text (sed replacements). Throws for a value the validation should
  * have refused.
  */
-export function expandingText(value: string, options: { quotesEscaped?: boolean } = {}): string {
+export function expandingText(value: string, options: BashValueOptions = {}): string {
   const problem = checkBashValue(value, options);
   if (problem) throw new Error(`unchecked value reached the renderer: ${JSON.stringify(value)}: ${problem.message}`);
   return value.replace(/"/g, '\\"');
+}
+
+/** Whether a checked text written with `\$` escapes expands anything: a `$` not escaped. */
+export function expands(value: string): boolean {
+  return /(^|[^\\])\$/.test(value);
+}
+
+/** A text written with `\$` escapes as it reads once bash is done: what lands in the file where nothing expands. */
+export function unescapedDollars(value: string): string {
+  return value.replace(/\\\$/g, '$');
+}
+
+/**
+ * Text for a source file, written with `\$` escapes (a replacement, an
+ * inserted line), as one bash word: single-quoted when nothing in it
+ * expands (the escapes resolved, every `$` literal), otherwise double-quoted
+ * with its allowed ${VAR} and $(helper …) expanding, its `"` and its `\$`
+ * escaped. `tail` is appended inside the quotes as it must reach the
+ * command (sed's line continuation, a single backslash).
+ */
+export function fileText(value: string, tail = ''): string {
+  // A single-quoted word ending in a backslash reads like a failed attempt to
+  // escape the quote (shellcheck SC1003): such words go in double quotes.
+  if (!expands(value) && !tail.endsWith('\\')) return singleQuoted(unescapedDollars(value) + tail);
+  const body = expands(value) ? expandingText(value, { quotesEscaped: true, dollarEscapes: true }) : literalInDoubleQuotes(unescapedDollars(value));
+  return `"${body}${literalInDoubleQuotes(tail)}"`;
+}
+
+/**
+ * Literal text for double quotes with as few backslashes as bash needs:
+ * `"`, `$` and backticks escaped, and a backslash only where bash would
+ * otherwise read it as an escape (before those, another backslash, or the
+ * closing quote); `\.` in a regular expression stays as written.
+ */
+export function literalInDoubleQuotes(text: string): string {
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    const next = text[i + 1];
+    if (ch === '"' || ch === '$' || ch === '`') out += `\\${ch}`;
+    else if (ch === '\\' && (next === undefined || next === '"' || next === '$' || next === '`' || next === '\\' || next === '\n')) out += '\\\\';
+    else out += ch;
+  }
+  return out;
 }
 
 /**

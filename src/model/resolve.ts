@@ -7,6 +7,7 @@ import { inRange } from './version.js';
 import { evidenceFor, type PackageEvidence } from './evidence.js';
 import { STREAMS } from './streams.js';
 import { locateSource, sourcesOf, type SourceLocation } from './sources/index.js';
+import { patchesOf } from './patches.js';
 import { limitTargets, type FlagLimit, type TargetLimit } from './target-closure.js';
 
 /** The GPU targets a release offers: default-on and optional. */
@@ -166,6 +167,10 @@ export function resolveComponent(
   }));
   for (const { spec: src, location: l } of sources) {
     if (!distfiles.some((d) => d.name === l.name)) distfiles.push({ name: l.name, urls: [l.url], uri: l.uri, ...(src.when ? { when: src.when } : {}) });
+  }
+  // Upstream's patches fetched by URL are distfiles too: SRC_URI, the Manifest's DIST lines, the fetcher.
+  for (const p of patchesOf(spec.patches, pn, version)) {
+    if (p.kind === 'url' && !distfiles.some((d) => d.name === p.name)) distfiles.push({ name: p.name, urls: [p.url], uri: p.uri });
   }
   const main = sources[0];
   // A component with no source for this release is reported by validate (checkSources); S stays empty.

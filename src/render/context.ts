@@ -4,6 +4,10 @@ import type { ResolvedComponent, StackModel } from '../model/resolve.js';
 import { ALLOWED_HELPERS, bashLiteral, bashWord, expandingText, helpersUsed, inDoubleQuotes, singleQuoted } from '../model/bash-value.js';
 import { collectDeps, depLines, gfxOrder, versioned, type DepEntry } from './deps.js';
 import { byCodePoint } from '../util/order.js';
+import { prepareBlocks, useTest } from './prepare.js';
+import { patchesOf } from '../model/patches.js';
+
+export { sedReplace } from './prepare.js';
 
 /** Everything the ebuild templates need, computed once and already quoted. */
 export interface EbuildContext {
@@ -64,67 +68,6 @@ const PRE_INHERIT_GLOBALS = new Set(['FORTRAN_NEEDED', 'FORTRAN_STANDARD', 'DOCS
 
 /** Eclasses exporting pkg_setup, in the order their setups should run. */
 const SETUP_ORDER = ['check-reqs', 'linux-info', 'fortran-2', 'llvm-r2', 'python-any-r1', 'python-single-r1'];
-
-function useTest(cond: string): string {
-  return cond.startsWith('!') ? `! use ${cond.slice(1)}` : `use ${cond}`;
-}
-
-/**
- * The sed script of a literal replacement, quoted for bash. `from` is any
- * text: escaped for a basic regular expression, then for the shell. `to` may
- * hold ${VAR} and $(helper) (checked by the manifest validation), which need
- * double quotes; otherwise single quotes keep everything literal.
- */
-export function sedReplace(from: string, to: string): string {
-  // A replacement that expands is a checked value (model/bash-value.ts); its
-  // pieces below are substrings of it plus sed's own &, \& and \1.
-  if (to.includes('$')) expandingText(to, { quotesEscaped: true });
-  const quote = ([regex, replacement]: [string, string]) => {
-    if (!to.includes('$')) return singleQuoted(`s|${regex}|${replacement}|g`);
-    return `"s|${inDoubleQuotes(regex)}|${replacement.replace(/"/g, '\\"')}|g"`;
-  };
-  // The plain form reads best; when it does not fit a line ("sed -i -e … \"
-  // within 120 columns, pkgcheck's ExcessiveLineLength), the shortest that does.
-  const fits = (script: string) => script.length <= 107;
-  const [plain, ...shorter] = sedScripts(from, to).map(quote);
-  if (fits(plain!)) return plain!;
-  const best = shorter.reduce<string | undefined>((a, b) => (a === undefined || b.length < a.length ? b : a), undefined);
-  return best !== undefined && fits(best) ? best : plain!;
-}
-
-function sedRegex(text: string): string {
-  return text.replace(/[\\.[\]*^$]/g, (m) => `\\${m}`);
-}
-
-/**
- * s|from|to|g as [regex, replacement], first the plain form, then shorter
- * ones: text kept around an insertion written as "&" (the whole match), and
- * a shared beginning and end as \1 and \2, so long anchors are not written
- * twice. Never splits a ${VAR} or $(helper) of `to`, nor a word.
- */
-function sedScripts(from: string, to: string): [string, string][] {
-  const amp = (t: string) => t.replace(/&/g, '\\&');
-  const out: [string, string][] = [[sedRegex(from), amp(to)]];
-  if (!from) return out;
-  const at = to.indexOf(from);
-  if (at >= 0 && to.indexOf(from, at + 1) < 0) out.push([sedRegex(from), `${amp(to.slice(0, at))}&${amp(to.slice(at + from.length))}`]);
-  let p = 0;
-  while (p < from.length && p < to.length && from[p] === to[p]) p++;
-  let q = 0;
-  while (q < from.length - p && q < to.length - p && from[from.length - 1 - q] === to[to.length - 1 - q]) q++;
-  // Split between words only, so each part still reads as code.
-  const word = (c: string | undefined) => c !== undefined && /\w/.test(c);
-  while (p > 0 && word(from[p - 1]) && word(from[p])) p--;
-  while (q > 0 && word(from[from.length - q - 1]) && word(from[from.length - q])) q--;
-  const [pre, suf] = [from.slice(0, p), from.slice(from.length - q)];
-  const middle = to.slice(p, to.length - q);
-  if (pre.length + suf.length > 8 && !pre.includes('$') && !suf.includes('$') && !middle.endsWith('$')) {
-    const g = (t: string) => (t ? `\\(${sedRegex(t)}\\)` : '');
-    const refs = pre && suf ? ['\\1', '\\2'] : pre ? ['\\1', ''] : ['', '\\1'];
-    out.push([`${g(pre)}${sedRegex(from.slice(p, from.length - q))}${g(suf)}`, `${refs[0]}${amp(middle)}${refs[1]}`]);
-  }
-  return out;
-}
 
 export interface ContextOptions {
   year: number;
@@ -356,31 +299,7 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
   }
 
   // src_prepare fix-ups.
-  const prepare: string[][] = [];
-  const prepareWhen: (string | undefined)[] = [];
-  for (const op of spec.prepare ?? []) {
-    let lines: string[] = [];
-    if (op.reason) lines.push(`\t# ${op.reason}`);
-    if ('replace' in op) {
-      lines.push(...wrapCommand(`sed -i -e ${sedReplace(op.replace.from, op.replace.to)}`, op.replace.files.map(bashWord)));
-    } else if ('delete_lines' in op) {
-      lines.push(...wrapCommand(`sed -i -e ${singleQuoted(`\\|${op.delete_lines.matching}|d`)}`, op.delete_lines.files.map(bashWord)));
-    } else {
-      lines.push(...wrapCommand('rm -r', op.remove.map(bashWord)));
-    }
-    if (op.when) {
-      // Consecutive fix-ups under one flag share one if block.
-      const previous = prepare[prepare.length - 1];
-      const same = previous && prepareWhen[prepareWhen.length - 1] === op.when;
-      const inner = lines.map((l) => `\t${l}`);
-      if (same) previous.splice(previous.length - 1, 0, ...inner);
-      else prepare.push([`\tif ${useTest(op.when)}; then`, ...inner, '\tfi']);
-      if (!same) prepareWhen.push(op.when);
-      continue;
-    }
-    prepare.push(lines);
-    prepareWhen.push(undefined);
-  }
+  const prepare = prepareBlocks(spec.prepare);
 
   // src_configure.
   const compilerSetup: string[] = [];
@@ -462,7 +381,7 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
     pdepend: depLines(deps.get('PDEPEND')!),
     idepend: depLines(deps.get('IDEPEND')!),
     globals,
-    patches: (spec.patches ?? []).map((p) => `"\${FILESDIR}"/${p}`),
+    patches: patchLines(c),
     afterDeps,
     custom: customPhases(spec.phases),
     pkgSetup,
@@ -475,6 +394,18 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
   };
 }
 
+
+/**
+ * PATCHES: files shipped next to the manifest from ${FILESDIR}, upstream's
+ * patches fetched by URL (those of this release) from ${DISTDIR}, each after
+ * the comment saying what it fixes. The build system's default src_prepare
+ * (cmake_src_prepare, distutils-r1's, default) applies them before the fix-ups.
+ */
+function patchLines(c: ResolvedComponent): string[] {
+  return patchesOf(c.spec.patches, c.pn, c.version).flatMap((p) =>
+    p.kind === 'file' ? [`"\${FILESDIR}"/${p.file}`] : [`# ${p.spec.reason}`, `"\${DISTDIR}/${p.spec.distfile}"`],
+  );
+}
 
 /**
  * A REQUIRED_USE-style expression as lines: on one line when it fits within
@@ -544,12 +475,6 @@ function startsWith(all: DepEntry[], prefix: DepEntry[]): boolean {
 }
 
 /** A command with file arguments; past 80 columns, one argument per continued line. */
-function wrapCommand(command: string, args: string[]): string[] {
-  const oneLine = `\t${command} ${args.join(' ')} || die`;
-  if (oneLine.length + 3 <= 80) return [oneLine];
-  return [`\t${command} \\`, ...args.map((a, i) => `\t\t${a}${i === args.length - 1 ? ' || die' : ' \\'}`)];
-}
-
 function wrapWords(words: string[], width: number): string[] {
   const lines: string[] = [];
   let line = '';

@@ -1,6 +1,7 @@
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import type { ManifestIssue } from '../manifest/issues.js';
+import type { PatchSpec } from '../manifest/types.js';
 import { jsonPath, locate } from '../manifest/yaml-source.js';
 import type { CheckContext } from './context.js';
 
@@ -74,10 +75,12 @@ async function checkPatches(ctx: CheckContext): Promise<ManifestIssue[]> {
   const issues: ManifestIssue[] = [];
   const { manifest } = ctx;
   for (const c of manifest.components) {
-    const lists: { at: (string | number)[]; patches: string[] }[] = [{ at: ['patches'], patches: c.spec.patches ?? [] }];
+    const lists: { at: (string | number)[]; patches: PatchSpec[] }[] = [{ at: ['patches'], patches: c.spec.patches ?? [] }];
     (c.spec.overrides ?? []).forEach((o, i) => lists.push({ at: ['overrides', i, 'set', 'patches'], patches: o.set.patches ?? [] }));
     for (const { at, patches } of lists) {
       for (const [i, p] of patches.entries()) {
+        // A patch fetched by URL is a distfile: the Manifest and the fetcher check it, not this directory.
+        if (typeof p !== 'string') continue;
         const file = path.join(manifest.dir, 'patches', c.spec.name, p);
         try {
           await access(file);

@@ -16,9 +16,10 @@ type At = (string | number)[];
  */
 export function checkValues(c: ResolvedComponent): ManifestIssue[] {
   const issues: ManifestIssue[] = [];
-  const bash = (v: unknown, at: At, quotesEscaped = false) => {
+  const bash = (v: unknown, at: At, fileText = false) => {
     if (typeof v !== 'string') return;
-    const problem = checkBashValue(v, { quotesEscaped });
+    // Text written into source files may hold `"` (escaped when rendered) and `\$` (a literal dollar sign).
+    const problem = checkBashValue(v, fileText ? { quotesEscaped: true, dollarEscapes: true } : {});
     if (problem) issues.push(issueAt(c, at, problem.message, problem.hint));
   };
   const eachDefine = (defines: Record<string, DefineValue> | undefined, at: At) => {
@@ -55,6 +56,7 @@ export function checkValues(c: ResolvedComponent): ManifestIssue[] {
   }
   (c.spec.prepare ?? []).forEach((op, i) => {
     if ('replace' in op) bash(op.replace.to, ['prepare', i, 'replace', 'to'], true);
+    if ('insert' in op) op.insert.lines.forEach((l, k) => bash(l, ['prepare', i, 'insert', 'lines', k], true));
   });
   return issues;
 }

@@ -268,15 +268,14 @@ async function checkCMake(c: ResolvedComponent, main: { check: FactCheck; tree?:
 async function checkFixups(manifest: Manifest, c: ResolvedComponent, provider: TreeProvider, main: { check: FactCheck; tree?: SourceTree }): Promise<FactCheck | undefined> {
   if (!hasFixups(c) && !(c.spec.patches ?? []).length) return undefined;
   if (!main.tree) return withoutTree('fixups', main.check);
-  const details: FactDetail[] = (c.spec.patches ?? []).map((p) => ({ subject: `patches: ${p}`, status: 'unchecked', reason: 'patch files are not replayed' }));
-  if (hasFixups(c)) {
-    for (const l of (await measureFixups(c, treesOf(manifest, c, provider))).map((m) => classify(m, undefined))) {
-      // An edit of the installed image or a temporary file is not a fix-up of the sources.
-      if (l.status === 'skipped' && OUTSIDE_SOURCES.test(l.file)) continue;
-      const status: FactStatus = l.status === 'applies' || l.status === 'differs' ? 'held' : l.status === 'skipped' ? 'unchecked' : l.status === 'unreadable' ? 'unreadable' : 'failed';
-      const why = l.status === 'upstream' ? `already upstream (${l.reason}): the fix-up has nothing to do` : l.reason;
-      details.push({ subject: `${l.fixup} ${l.file}`, status, reason: `${l.what}: ${why}${l.when ? ` (only with USE=${l.when})` : ''}` });
-    }
+  // The replay lists the release's patches first, as not replayed (unchecked), then measures the fix-ups.
+  const details: FactDetail[] = [];
+  for (const l of (await measureFixups(c, treesOf(manifest, c, provider))).map((m) => classify(m, undefined))) {
+    // An edit of the installed image or a temporary file is not a fix-up of the sources.
+    if (l.status === 'skipped' && OUTSIDE_SOURCES.test(l.file)) continue;
+    const status: FactStatus = l.status === 'applies' || l.status === 'differs' ? 'held' : l.status === 'skipped' ? 'unchecked' : l.status === 'unreadable' ? 'unreadable' : 'failed';
+    const why = l.status === 'upstream' ? `already upstream (${l.reason}): the fix-up has nothing to do` : l.reason;
+    details.push({ subject: `${l.fixup} ${l.file}`, status, reason: `${l.what}: ${why}${l.when ? ` (only with USE=${l.when})` : ''}` });
   }
   const n = details.length;
   if (n === 0) return undefined;

@@ -68,7 +68,8 @@ export async function replayPatches(manifest: Manifest, o: PatchesOptions): Prom
   const work: { now: ResolvedComponent; before?: ResolvedComponent }[] = [];
   for (const loaded of o.components) {
     const now = resolveAt(manifest, loaded, o.version);
-    if (!now || !hasFixups(now)) continue;
+    // Patches are listed too (as not replayed), so a component with only patches is reported, not passed over.
+    if (!now || (!hasFixups(now) && (now.spec.patches ?? []).length === 0)) continue;
     const before = against ? resolveAt(manifest, loaded, against) : undefined;
     work.push({ now, ...(before ? { before } : {}) });
   }

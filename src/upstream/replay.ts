@@ -1,5 +1,6 @@
 import { parseBash, walk, type Node } from '../lint/bash-parser.js';
-import type { PHASES, PrepareOp } from '../manifest/types.js';
+import type { InsertSpec, PHASES, PrepareOp } from '../manifest/types.js';
+import { patchesOf } from '../model/patches.js';
 import type { ResolvedComponent } from '../model/resolve.js';
 import { evaluateWord, globToRegExp, type Helpers } from './bash-words.js';
 import { changedLines, onlyDeletes, parseSedArgs, runSed, type SedCall } from './sed-command.js';
@@ -21,7 +22,7 @@ export interface Measurement {
   key: string;
   /** Where the manifest says it: "prepare[2]" or "phases.src_prepare.after, line 4". */
   fixup: string;
-  op: 'replace' | 'delete_lines' | 'remove' | 'sed';
+  op: 'replace' | 'delete_lines' | 'insert' | 'remove' | 'sed' | 'patch';
   /** The operation in a few words, for people. */
   what: string;
   /** The file as the manifest writes it. */
@@ -30,6 +31,8 @@ export interface Measurement {
   state: 'measured' | 'no-file' | 'skipped' | 'error' | 'unreadable';
   /** Matches (replace), lines changed (delete_lines, sed), 1 for a path present (remove). */
   count?: number;
+  /** The fix-up allows the file to be absent (`skip_missing`): the ebuild goes on without it. */
+  optional?: boolean;
   /** With no match: the fix-up's aim is visible in the tree (its replacement text is there, the lines are gone). */
   aimMet?: boolean;
   reason?: string;
@@ -196,6 +199,8 @@ export async function measureFixups(c: ResolvedComponent, trees: ReplayTrees): P
   const { env, helpers } = environment(c, t);
   const phases = (c.spec.phases ?? {}) as Partial<Record<(typeof PHASES)[number], Record<string, string | undefined>>>;
   const steps: { order: number; run: () => Promise<Measurement[]> }[] = [];
+  // PATCHES apply before the fix-ups (the build system's default src_prepare); they are not replayed.
+  steps.push({ order: -0.5, run: async () => patchMeasurements(c) });
   (c.spec.prepare ?? []).forEach((op, i) => steps.push({ order: 0, run: () => measureOp(op, i, env, helpers, t) }));
   for (const [phase, code] of Object.entries(phases) as [(typeof PHASES)[number], Record<string, string | undefined>][]) {
     (['before', 'replace', 'after'] as const).forEach((part, k) => {
@@ -209,6 +214,36 @@ export async function measureFixups(c: ResolvedComponent, trees: ReplayTrees): P
   const measured = new Map<(typeof steps)[number], Measurement[]>();
   for (const step of [...steps].sort((a, b) => a.order - b.order)) measured.set(step, await step.run());
   return steps.flatMap((step) => measured.get(step)!);
+}
+
+/**
+ * Patches are said, never silently left out: one fetched by URL is a
+ * distfile the replay has no copy of (it reads the sources only, and may be
+ * offline), one shipped in files/ would need `patch` run on the tree. Both
+ * are reported as skipped, with the way to check them.
+ */
+function patchMeasurements(c: ResolvedComponent): Measurement[] {
+  return patchesOf(c.spec.patches, c.pn, c.version).map((p): Measurement =>
+    p.kind === 'url'
+      ? {
+          key: `patches[${p.at}] ${p.name}`,
+          fixup: `patches[${p.at}]`,
+          op: 'patch',
+          what: `patch ${p.name}`,
+          file: p.name,
+          state: 'skipped',
+          reason: `cannot replay a patch fetched by URL offline (${p.url}); the ebuild's prepare phase checks that it applies`,
+        }
+      : {
+          key: `patches[${p.at}] ${p.file}`,
+          fixup: `patches[${p.at}]`,
+          op: 'patch',
+          what: `patch ${p.file}`,
+          file: p.file,
+          state: 'skipped',
+          reason: "patches from files/ are not replayed; the ebuild's prepare phase checks that it applies",
+        },
+  );
 }
 
 /** Phases in the order Portage runs them; src_prepare is placed by hand (its code wraps the prepare list). */
@@ -231,9 +266,12 @@ async function measureOp(op: PrepareOp, i: number, env: Map<string, string>, hel
     return out;
   }
   if ('replace' in op) {
-    const to = evaluateWord(`"${op.replace.to.replace(/["\\`]/g, '\\$&')}"`, env, helpers);
-    for (const file of op.replace.files) {
-      const m = { ...base, key: `${fixup} ${file}`, op: 'replace' as const, what: `replace ${show(op.replace.from)}`, file };
+    const r = op.replace;
+    // As bash reads the double-quoted replacement: `\$` is a dollar sign, other quotes literal.
+    const to = evaluateWord(`"${r.to.replace(/["`]|\\(?!\$)/g, '\\$&')}"`, env, helpers);
+    const optional = r.skip_missing ? { optional: true } : {};
+    for (const file of r.files) {
+      const m = { ...base, ...optional, key: `${fixup} ${file}`, op: 'replace' as const, what: `replace ${show(r.from)}${r.first ? ' (first)' : ''}`, file };
       const where = await place(expandPath(file, env), t);
       if ('skip' in where) {
         out.push({ ...m, state: where.unreadable ? 'unreadable' : 'skipped', reason: where.skip });
@@ -244,19 +282,88 @@ async function measureOp(op: PrepareOp, i: number, env: Map<string, string>, hel
         out.push({ ...m, state: 'no-file' });
         continue;
       }
-      const count = occurrences(text, op.replace.from);
-      // The next fix-up meets the replaced text (sed's s|from|to|g, literal on both sides).
-      if (count > 0 && to.ok) edit(where.tree)?.write(where.rel, Buffer.from(text.split(op.replace.from).join(to.value)));
-      const aimMet = count === 0 && (op.replace.to === '' || (to.ok && to.value.trim() !== '' && text.includes(to.value)));
-      out.push({ ...m, state: 'measured', count, aimMet, ...(count === 0 && aimMet ? { reason: op.replace.to === '' ? 'the text it removes is gone' : `${show(to.ok ? to.value : op.replace.to)} is already there` } : {}) });
+      const count = occurrences(text, r.from);
+      // The next fix-up meets the replaced text (sed's s|from|to|g, literal on both sides; the first only with `first`).
+      if (count > 0 && to.ok) {
+        const replaced = r.first ? text.replace(r.from, () => to.value) : text.split(r.from).join(to.value);
+        edit(where.tree)?.write(where.rel, Buffer.from(replaced));
+      }
+      const aimMet = count === 0 && (r.to === '' || (to.ok && to.value.trim() !== '' && text.includes(to.value)));
+      out.push({ ...m, state: 'measured', count, aimMet, ...(count === 0 && aimMet ? { reason: r.to === '' ? 'the text it removes is gone' : `${show(to.ok ? to.value : r.to)} is already there` } : {}) });
     }
     return out;
   }
+  if ('insert' in op) return measureInsert(op.insert, { ...base, ...(op.insert.skip_missing ? { optional: true } : {}) }, fixup, env, helpers, t);
   // delete_lines: the same sed script the ebuild runs.
   const call = { scripts: [`\\|${op.delete_lines.matching}|d`], extended: false, quiet: false, nullData: false, separate: false };
   for (const file of op.delete_lines.files) {
-    const m = { ...base, key: `${fixup} ${file}`, op: 'delete_lines' as const, what: `delete_lines ${show(op.delete_lines.matching)}`, file };
+    const optional = op.delete_lines.skip_missing ? { optional: true } : {};
+    const m = { ...base, ...optional, key: `${fixup} ${file}`, op: 'delete_lines' as const, what: `delete_lines ${show(op.delete_lines.matching)}`, file };
     out.push(await measureSedOnFile(m, call, expandPath(file, env), t));
+  }
+  return out;
+}
+
+/**
+ * `insert`: the lines matching the address are counted with GNU sed (the
+ * address is a basic regular expression), and the insertion itself runs
+ * through sed as the ebuild's does, on the text the fix-ups before it left.
+ * With no matching line, the aim is met when the lines are already there.
+ */
+async function measureInsert(
+  spec: InsertSpec,
+  base: { fixup: string; when?: string; optional?: boolean },
+  fixup: string,
+  env: Map<string, string>,
+  helpers: Helpers,
+  t: ReplayTrees,
+): Promise<Measurement[]> {
+  const re = spec.after ?? spec.before!;
+  const address = `\\|${re}|`;
+  const out: Measurement[] = [];
+  const lines: string[] = [];
+  for (const l of spec.lines) {
+    const v = evaluateWord(`"${l.replace(/["`]|\\(?!\$)/g, '\\$&')}"`, env, helpers);
+    if (!v.ok) {
+      for (const file of spec.files) out.push({ ...base, key: `${fixup} ${file}`, op: 'insert', what: `insert ${spec.after !== undefined ? 'after' : 'before'} ${show(re)}`, file, state: 'skipped', reason: `cannot replay: ${v.reason}` });
+      return out;
+    }
+    lines.push(v.value);
+  }
+  // The script as sed reads it after bash: a\ (or i\) and the lines, each but the last continued.
+  const text = lines.map((l, i) => (i < lines.length - 1 ? `${l}\\` : l)).join('\n');
+  const command = `${address}${spec.after !== undefined ? 'a' : 'i'}\\\n${text}`;
+  const script = spec.first ? `0,${address}{\n${command}\n}` : command;
+  const call = { scripts: [script], extended: false, quiet: false, nullData: false, separate: false };
+  for (const file of spec.files) {
+    const m = { ...base, key: `${fixup} ${file}`, op: 'insert' as const, what: `insert ${spec.after !== undefined ? 'after' : 'before'} ${show(re)}${spec.first ? ' (first)' : ''}`, file };
+    const where = await place(expandPath(file, env), t);
+    if ('skip' in where) {
+      out.push({ ...m, state: where.unreadable ? 'unreadable' : 'skipped', reason: where.skip });
+      continue;
+    }
+    const before = (await where.tree.read([where.rel])).get(where.rel);
+    if (!before) {
+      out.push({ ...m, state: 'no-file' });
+      continue;
+    }
+    const matching = await runSed({ scripts: [`${address}p`], extended: false, quiet: true, nullData: false, separate: false }, before);
+    if ('error' in matching) {
+      out.push({ ...m, state: 'error', reason: matching.error });
+      continue;
+    }
+    const found = matching.output.toString('utf8').split('\n').length - 1;
+    const count = spec.first ? Math.min(found, 1) : found;
+    if (count > 0) {
+      const r = await runSed(call, before);
+      if ('error' in r) {
+        out.push({ ...m, state: 'error', reason: r.error });
+        continue;
+      }
+      edit(where.tree)?.write(where.rel, r.output);
+    }
+    const aimMet = count === 0 && before.toString('utf8').includes(lines.join('\n'));
+    out.push({ ...m, state: 'measured', count, aimMet, ...(aimMet ? { reason: 'the lines are already there' } : {}) });
   }
   return out;
 }
@@ -361,16 +468,17 @@ export function classify(now: Measurement, before: Measurement | undefined): Rep
     case 'error':
       return { ...now, status: 'fails', reason: now.reason ?? 'error', ...withPrev };
     case 'no-file':
+      if (now.optional) return { ...now, status: 'skipped', reason: 'the file is absent; skip_missing lets the ebuild go on without it', ...withPrev };
       if (now.op === 'remove') return { ...now, status: 'upstream', reason: 'the path is gone: drop the fix-up (rm -r would die)', ...withPrev };
       return { ...now, status: 'fails', reason: now.reason ?? `the file is gone (sed -i would die)`, ...withPrev };
     case 'measured': {
       const n = now.count ?? 0;
-      const unit = now.op === 'replace' ? 'match' : now.op === 'remove' ? 'path' : 'line';
+      const unit = now.op === 'replace' ? 'match' : now.op === 'remove' ? 'path' : now.op === 'insert' ? 'matching line' : 'line';
       const plural = (k: number) => `${k} ${unit}${k === 1 ? '' : unit === 'match' ? 'es' : 's'}`;
       if (now.op === 'remove') return { ...now, status: 'applies', reason: 'the path exists', ...withPrev };
       if (n > 0) {
         if (prev !== undefined && prev !== n) return { ...now, status: 'differs', reason: `${plural(n)}, ${prev} before`, ...withPrev };
-        return { ...now, status: 'applies', reason: now.op === 'replace' ? plural(n) : `${plural(n)} changed`, ...withPrev };
+        return { ...now, status: 'applies', reason: now.op === 'replace' || now.op === 'insert' ? plural(n) : `${plural(n)} changed`, ...withPrev };
       }
       if (now.aimMet) return { ...now, status: 'upstream', reason: now.reason ?? 'already done upstream', ...withPrev };
       return {

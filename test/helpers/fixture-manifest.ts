@@ -280,9 +280,17 @@ prepare:
   - reason: the library directory is not always lib
     when: foo
     replace: { files: [CMakeLists.txt], from: 'set(LIBDIR "lib")', to: 'set(LIBDIR "$(get_libdir)")' }
-  - delete_lines: { files: [cmake/Flags.cmake], matching: "-Werror" }
+  - delete_lines: { files: [cmake/Flags.cmake], matching: "-Werror", skip_missing: true }
+  - replace: { files: [cmake/Paths.cmake], from: '\${ROCM_PATH}', to: '\\\${CMAKE_INSTALL_PREFIX}', first: true, skip_missing: false }
+  - insert: { files: [CMakeLists.txt], after: "^project(", lines: ['include(GNUInstallDirs)', 'set(FULL_DIR "\${EPREFIX}/usr")'], first: false, skip_missing: false }
+  - insert: { files: [CMakeLists.txt], before: "^add_subdirectory(tests)", lines: ['# tests'] }
   - remove: [third_party/bundled]
-patches: [fix-build.patch]
+patches:
+  - fix-build.patch
+  - url: https://github.com/ROCm/fullcmake/commit/0123456789abcdef0123456789abcdef01234567.patch
+    distfile: fullcmake-\${PV}-0123456.patch
+    reason: upstream's fix for a newer compiler
+    releases: { from: "6.2.0" }
 inherit: [flag-o-matic]
 globals:
   CHECKREQS_DISK_BUILD: 2G

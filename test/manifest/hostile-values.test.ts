@@ -59,6 +59,7 @@ export function stringFields(schemaFile: string): Field[] {
       walk(target, name, at, [...stack, key]);
     }
     for (const k of ['oneOf', 'anyOf', 'allOf'] as const) for (const branch of (node[k] as SchemaNode[] | undefined) ?? []) walk(branch, file, at, stack);
+    for (const k of ['then', 'else'] as const) if (node[k] && typeof node[k] === 'object') walk(node[k] as SchemaNode, file, at, stack);
     const type = node.type;
     const types = Array.isArray(type) ? type : type === undefined ? [] : [type];
     const stringEnum = Array.isArray(node.enum) && node.enum.some((v) => typeof v === 'string');

@@ -1,0 +1,33 @@
+import type { PatchSpec, UrlPatchSpec, VersionRange } from '../manifest/types.js';
+import { expand } from './sources/kind.js';
+import { inRange } from './version.js';
+
+/** A patch of one release, with where the manifest writes it (for error locations). */
+export type ReleasePatch =
+  | { kind: 'file'; at: number; file: string }
+  | { kind: 'url'; at: number; spec: UrlPatchSpec; name: string; url: string; uri: string };
+
+/**
+ * The patches that apply to a release, in the order written: files shipped
+ * next to the manifest always, patches fetched by URL when their `releases`
+ * hold the version. A fetched patch is a distfile like any source (its name
+ * and URL expanded for the release, its SRC_URI entry in ebuild form).
+ */
+export function patchesOf(patches: readonly PatchSpec[] | undefined, pn: string, version: string): ReleasePatch[] {
+  const out: ReleasePatch[] = [];
+  (patches ?? []).forEach((p, at) => {
+    if (typeof p === 'string') out.push({ kind: 'file', at, file: p });
+    else if (inRange(version, p.releases as VersionRange | undefined)) {
+      const basename = p.url.split('/').pop()!;
+      out.push({
+        kind: 'url',
+        at,
+        spec: p,
+        name: expand(p.distfile, pn, version),
+        url: expand(p.url, pn, version),
+        uri: basename === p.distfile ? p.url : `${p.url} -> ${p.distfile}`,
+      });
+    }
+  });
+  return out;
+}
