@@ -362,10 +362,17 @@ async function measureInsert(
       }
       edit(where.tree)?.write(where.rel, r.output);
     }
-    const aimMet = count === 0 && before.toString('utf8').includes(lines.join('\n'));
+    const aimMet = count === 0 && holdsLines(before.toString('utf8'), lines);
     out.push({ ...m, state: 'measured', count, aimMet, ...(aimMet ? { reason: 'the lines are already there' } : {}) });
   }
   return out;
+}
+
+/** Whether `text` holds `lines` as consecutive whole lines. */
+function holdsLines(text: string, lines: string[]): boolean {
+  const all = text.split('\n');
+  for (let i = 0; i + lines.length <= all.length; i++) if (lines.every((l, k) => all[i + k] === l)) return true;
+  return false;
 }
 
 async function measureSedOnFile(

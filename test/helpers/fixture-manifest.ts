@@ -290,7 +290,7 @@ patches:
   - url: https://github.com/ROCm/fullcmake/commit/0123456789abcdef0123456789abcdef01234567.patch
     distfile: fullcmake-\${PV}-0123456.patch
     reason: upstream's fix for a newer compiler
-    releases: { from: "6.2.0" }
+    releases: { from: "6.2.0", until: "9.0.0" }
 inherit: [flag-o-matic]
 globals:
   CHECKREQS_DISK_BUILD: 2G

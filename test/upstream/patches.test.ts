@@ -156,6 +156,46 @@ phases:
     assert.equal(r.code, 6, r.stderr);
   });
 
+  it('replays insert, first-only replacements and skip_missing; says why a patch fetched by URL is not replayed', async () => {
+    const stack = stackCopy();
+    const file = path.join(stack, 'components', 'gpulib.yaml');
+    const head = (await readFile(file, 'utf8')).split('\nprepare:\n')[0]!;
+    await writeFile(
+      file,
+      `${head}
+patches:
+  - url: https://github.com/ROCm/gpulib/commit/0123456789abcdef0123456789abcdef01234567.patch
+    distfile: gpulib-6.3.3-0123456.patch
+    reason: upstream's fix for a newer compiler
+prepare:
+  # Three paths in the file: only the first is changed, the next fix-up meets the other two.
+  - replace: { files: [src/config.h], from: /opt/rocm, to: '\\\${CMAKE_INSTALL_PREFIX}', first: true }
+  - replace: { files: [src/config.h], from: '"/opt/rocm/', to: '"/usr/' }
+  - insert: { files: [CMakeLists.txt], after: "^project(", lines: [include(GNUInstallDirs), 'set(P "\${EPREFIX}/usr")'] }
+  - insert: { files: [CMakeLists.txt], before: "^find_package(", lines: ['# found'], first: true }
+  - insert: { files: [CMakeLists.txt], after: "^not_in_the_file(", lines: ['x'] }
+  - insert: { files: [CMakeLists.txt], before: "^option(GONE", lines: [include(GNUInstallDirs)] }
+  - replace: { files: [src/legacy.c, src/config.h], from: '#pragma once', to: '#pragma once // gpulib', skip_missing: true }
+`,
+    );
+    const r = await patchesOfGpulib(stack);
+    const lines = reportLines(r.stdout);
+    assert.deepEqual(lines, [
+      'skipped gpulib-6.3.3-0123456.patch patches[0] patch gpulib-6.3.3-0123456.patch: cannot replay a patch fetched by URL offline (https://github.com/ROCm/gpulib/commit/0123456789abcdef0123456789abcdef01234567.patch); the ebuild\'s prepare phase checks that it applies',
+      // 6.2.2's config.h has one path: counts compare with it.
+      'differs src/config.h prepare[0] replace "/opt/rocm" (first): 3 matches, 1 before',
+      'differs src/config.h prepare[1] replace "\\"/opt/rocm/": 2 matches, 0 before',
+      'applies CMakeLists.txt prepare[2] insert after "^project(": 1 matching line',
+      'applies CMakeLists.txt prepare[3] insert before "^find_package(" (first): 1 matching line',
+      'fails CMakeLists.txt prepare[4] insert after "^not_in_the_file(": no match',
+      // The line the insertion before it wrote is there already: the aim is met.
+      'upstream CMakeLists.txt prepare[5] insert before "^option(GONE": the lines are already there',
+      'skipped src/legacy.c prepare[6] replace "#pragma once": the file is absent; skip_missing lets the ebuild go on without it',
+      'differs src/config.h prepare[6] replace "#pragma once": 1 match, 2 before',
+    ]);
+    assert.equal(r.code, 6, r.stderr);
+  });
+
   it('--json keeps the exit code; Markdown lists what needs attention', async () => {
     const stack = stackCopy();
     const j = await runCli(['upstream', 'patches', '6.3.3', 'gpulib', '--json', '--manifest', stack, '--base-url', u.template], { env });
