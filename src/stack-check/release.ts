@@ -157,6 +157,9 @@ export async function checkRelease(model: StackModel, ctx: CheckContext, policyK
       if (!inStack && !ext) {
         if (unknowable(ctx, d.atom)) return;
         const everywhere = model.manifest.components.some((o) => o.spec.atom === d.atom);
+        // Blocking a package that left the stack in this release is what
+        // keeps its older versions, still installed, from colliding.
+        if (everywhere && d.blocker) return;
         if (everywhere) {
           issues.push(issueAt(c, [...at, 'atom'], `${d.atom} is not part of the stack in ${c.version}`, 'limit this dependency to the releases that have it with `overrides`'));
         } else {

@@ -107,6 +107,18 @@ describe('manifest validation', () => {
     assert.doesNotMatch(r.stderr, /--manifest/);
   });
 
+  it('lets a release block a package that left the stack, but not depend on it', async () => {
+    const gone = edit('components/base.yaml', 'license: MIT\n', 'license: MIT\nreleases: { until: "6.3.0" }\n');
+    const blocks = (dep: string) =>
+      edit('components/gpulib.yaml', '      targets: { cmake_vars: [GPU_TARGETS] }\n', `      targets: { cmake_vars: [GPU_TARGETS] }\n      deps:\n${dep}`);
+    const blocker = await issuesFor({ ...gone, ...blocks('        - { atom: dev-libs/rocm-base, classes: [RDEPEND], blocker: weak }\n') });
+    assert.deepEqual(shown(blocker.dir, blocker.issues), []);
+    const dependency = await issuesFor({ ...gone, ...blocks('        - { atom: dev-libs/rocm-base, classes: [RDEPEND, DEPEND] }\n') });
+    assert.deepEqual(shown(dependency.dir, dependency.issues), [
+      'components/gpulib.yaml:32:19: $.overrides[0].set.deps[0].atom: dev-libs/rocm-base is not part of the stack in 6.3.0 (in 6.3.0)\n    hint: limit this dependency to the releases that have it with `overrides`',
+    ]);
+  });
+
   it('reports a sub-slotted dependency without := (MissingSlotDep)', async () => {
     const { dir, issues } = await issuesFor(edit('components/gpulib.yaml', '    slot: "="\n', ''));
     assert.deepEqual(shown(dir, issues), [
