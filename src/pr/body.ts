@@ -48,6 +48,8 @@ export interface BodyData {
     /** Packages the range removes whole: left the release, with the reason their treeclean commit gives. */
     removed: { atom: string; versions: string[]; reason?: string }[];
     notAdded: { project: string; reason: string }[];
+    /** Whether the release has AMD's project list (legacy releases); TheRock's releases are composed by its pins instead. */
+    projectList?: boolean;
   };
   other: string[];
   /** ::gentoo: eclasses the range changes (pr check's EclassChange), called out first. */
@@ -258,7 +260,7 @@ export async function gatherBody(ctx: RangeContext, report: CheckReport, options
     eclasses.push({ eclass, status: before === undefined ? 'new' : after === undefined ? 'removed' : 'changed', ...delta, summaries });
   }
 
-  const releaseNotes = await gatherReleaseNotes(ctx, base, added, llvm, options.manifest);
+  const releaseNotes = await gatherReleaseNotes(ctx, base, added, llvm, options.manifest, release ? { version: release, heldAt: (atom) => versionsAt(ctx, head, atom) } : undefined);
   const tests = options.tests?.length ? testTable(options.tests, release) : undefined;
   const pk = report.tools.pkgcheck;
   const template = TEMPLATES[options.template];
@@ -268,7 +270,7 @@ export async function gatherBody(ctx: RangeContext, report: CheckReport, options
     onePackagePerCommit: !report.results.some((r) => r.keyword === 'MultiplePackagesCommit'),
     ...(release ? { release } : {}),
     range: { label: range.label, commits: commits.length },
-    packages: { added, dropped, removed, notAdded },
+    packages: { added, dropped, removed, notAdded, ...(release && options.manifest?.stack.releases[release] ? { projectList: options.manifest.stack.projects?.[release] !== undefined } : {}) },
     other,
     eclassUpdates: eclasses.filter((e) => report.results.some((r) => r.keyword === 'EclassChange' && r.eclass === `${e.eclass}.eclass`)),
     notes: { llvm, ...(targets ? { targets } : {}), eclasses, release: releaseNotes },
@@ -393,7 +395,10 @@ export function renderBody(d: BodyData): string {
     }
   }
   if (notAdded.length) {
-    out.push('', `### Not packaged (${notAdded.length})`, '', `Projects of AMD's ROCm ${markdownText(d.release ?? '')} release left out on purpose:`, '');
+    const release = markdownText(d.release ?? '');
+    // A TheRock release has no AMD project list: the exclusions are the stack's own.
+    const intro = d.packages.projectList === false ? `Projects left out of ROCm ${release} on purpose:` : `Projects of AMD's ROCm ${release} release left out on purpose:`;
+    out.push('', `### Not packaged (${notAdded.length})`, '', intro, '');
     for (const x of notAdded) out.push(`- **${markdownText(x.project)}**: ${markdownText(x.reason)}`);
   }
   if (d.other.length) {
@@ -405,6 +410,16 @@ export function renderBody(d: BodyData): string {
   const r = d.notes.release;
   const was = r.llvmBefore.length ? ` (the versions they replace had ${r.llvmBefore.map((l) => markdownCode(`( ${l.slots} )`)).join(', ')})` : '';
   for (const l of d.notes.llvm) notes.push(`LLVM: ${markdownCode(`LLVM_COMPAT=( ${l.slots} )`)} in ${l.ebuilds} ebuild${l.ebuilds === 1 ? '' : 's'}${was}: Gentoo's LLVM/clang, not AMD's fork.`);
+  if (r.stream) {
+    notes.push(
+      `Release stream: ${markdownText(r.stream.label)} (${markdownCode(r.stream.tag)} for ${markdownText(r.stream.release)}); the versions replaced came from the ${markdownText(r.stream.from.label)} stream (${markdownCode(r.stream.from.tag)}).`,
+    );
+  }
+  if (r.left.length) {
+    notes.push(
+      `Not part of ROCm ${markdownText(d.release ?? '')} any more, kept here at their old versions (no package of ${markdownText(d.release ?? '')} depends on them): ${r.left.map((x) => `${markdownCode(x.atom)} ${x.versions.map(markdownText).join(', ')}`).join(', ')}.`,
+    );
+  }
   notes.push(...sourceMoveNotes(r.sourceMoves));
   const t = d.notes.targets;
   if (t) {

@@ -1,6 +1,8 @@
 import type { Manifest } from '../manifest/load.js';
 import { describeEvidence, type EvidenceLevel } from '../model/evidence.js';
-import { evidenceOf } from '../model/resolve.js';
+import { evidenceOf, expand, inRelease, releaseTag } from '../model/resolve.js';
+import { STREAMS } from '../model/streams.js';
+import { compareVersions } from '../model/version.js';
 import { ebuildVars } from '../ebuild/vars.js';
 import type { RangeContext } from './check.js';
 
@@ -9,7 +11,10 @@ import type { RangeContext } from './check.js';
  * range adds and the ones they replace: where the sources come from now
  * (AMD moved most projects into two monorepos at 7.2.0), which LLVM slot the
  * replaced versions were built with, and how far each added version's facts
- * were checked (the stack manifest's evidence).
+ * were checked (the stack manifest's evidence), whether the release comes
+ * from another of AMD's release streams than the versions it replaces
+ * (legacy rocm-X.Y.Z tags, TheRock's therock-X.Y), and which packages the
+ * overlay holds that the release no longer has.
  */
 export interface ReleaseNotes {
   /** LLVM_COMPAT of the versions the added ones replace, when it differs from theirs. */
@@ -18,6 +23,10 @@ export interface ReleaseNotes {
   sourceMoves: { atom: string; from: string; to: string }[];
   /** Each added version with the evidence the stack manifest records for it (when the manifest knows the release). */
   evidence: { atom: string; version: string; level: EvidenceLevel; text: string }[];
+  /** The release's stream, when the versions it replaces came from another one (the stack manifest's streams). */
+  stream?: { release: string; label: string; tag: string; from: { release: string; label: string; tag: string } };
+  /** Stack packages the overlay holds at the replaced release that the new release no longer has: they keep their old versions. */
+  left: { atom: string; versions: string[] }[];
 }
 
 /** Where an ebuild's sources come from, as a reviewer names it: "ROCm/rocBLAS tag archives", "ROCm/rocm-libraries release assets". */
@@ -41,6 +50,7 @@ export async function gatherReleaseNotes(
   added: readonly { atom: string; versions: string[]; previous: string[] }[],
   llvmAfter: readonly { slots: string }[],
   manifest: Manifest | undefined,
+  release?: { version: string; heldAt: (atom: string) => Promise<string[]> },
 ): Promise<ReleaseNotes> {
   const head = ctx.range.head;
   const before = new Map<string, number>();
@@ -70,5 +80,47 @@ export async function gatherReleaseNotes(
     .filter(([s]) => !after.has(s) || after.size > 1)
     .map(([slots, ebuilds]) => ({ slots, ebuilds }))
     .sort((x, y) => y.ebuilds - x.ebuilds);
-  return { llvmBefore: llvmBefore.length && [...before.keys()].some((s) => !after.has(s)) ? llvmBefore : [], sourceMoves, evidence };
+  const moved = manifest && release ? await releaseMove(manifest, release.version, added, release.heldAt) : { left: [] };
+  return { llvmBefore: llvmBefore.length && [...before.keys()].some((s) => !after.has(s)) ? llvmBefore : [], sourceMoves, evidence, ...moved };
+}
+
+/** The release most of the added packages replace: the newest version each held before, by count. */
+function replacedRelease(added: readonly { previous: string[] }[]): string | undefined {
+  const tally = new Map<string, number>();
+  for (const a of added) {
+    const v = a.previous.at(-1)?.replace(/-r\d+$/, '');
+    if (v) tally.set(v, (tally.get(v) ?? 0) + 1);
+  }
+  return [...tally].sort((x, y) => y[1] - x[1] || compareVersions(y[0], x[0]))[0]?.[0];
+}
+
+/** A release as a reviewer reads its stream: the stream's label and the tag its sources are cut from. */
+function streamOf(manifest: Manifest, version: string): { release: string; label: string; tag: string } {
+  const r = manifest.stack.releases[version]!;
+  return { release: version, label: STREAMS[r.stream ?? 'legacy'].label, tag: expand(releaseTag(manifest, version), '', version) };
+}
+
+/**
+ * Between the release the range replaces and the one it adds (both known to
+ * the manifest): the change of stream, and the stack packages that exist in
+ * the old release but not in the new one while the overlay still holds them.
+ */
+async function releaseMove(
+  manifest: Manifest,
+  version: string,
+  added: readonly { atom: string; previous: string[] }[],
+  heldAt: (atom: string) => Promise<string[]>,
+): Promise<Pick<ReleaseNotes, 'stream' | 'left'>> {
+  const old = replacedRelease(added);
+  if (!old || old === version || !manifest.stack.releases[version] || !manifest.stack.releases[old]) return { left: [] };
+  const now = streamOf(manifest, version);
+  const before = streamOf(manifest, old);
+  const left: ReleaseNotes['left'] = [];
+  for (const loaded of manifest.components) {
+    if (!inRelease(loaded, old) || inRelease(loaded, version)) continue;
+    const versions = await heldAt(loaded.spec.atom);
+    if (versions.length) left.push({ atom: loaded.spec.atom, versions });
+  }
+  left.sort((a, b) => (a.atom < b.atom ? -1 : a.atom > b.atom ? 1 : 0));
+  return { ...(now.label !== before.label ? { stream: { ...now, from: before } } : {}), left };
 }
