@@ -226,6 +226,11 @@ export function compareWithManifest(manifest: Manifest, version: string, release
     if (m.ours.repo === at.place.repo && m.ours.dir === at.place.dir) continue;
     // A package matched through a test subproject moved with its main one: report it once.
     if (moved.some((x) => x.atom === m.atom)) continue;
+    // Nor did it move when its main subproject is where the package already
+    // takes it from in the same pinned repository: the tests are a sibling
+    // directory of the tree it fetches (hip-tests next to clr in rocm-systems).
+    const placed = (x: Match) => x.how === 'location' || x.how === 'within' || x.how === 'contains';
+    if (matches.some((x) => x.atom === m.atom && placed(x) && x.theirs.repo === at.place.repo)) continue;
     moved.push({ atom: m.atom, subproject: m.subproject, ours: m.ours, theirs: at.place, commit: at.commit });
   }
 
