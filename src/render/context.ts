@@ -168,7 +168,9 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
     const supported = limits.length > 0 ? [...c.targets].sort((a, b) => gfxOrder(a) - gfxOrder(b)) : spec.targets.supported!;
     const list = supported.join(' ');
     const names = limits.map((l) => l.atom).join(', ');
-    const comment = limits.length > 0 ? [`# ${names}, needed whatever USE says, ${limits.length > 1 ? 'are' : 'is'} built for these targets only`] : [];
+    // Wrapped: a package limited by many dependencies would name them all on one line (ExcessiveLineLength).
+    const said = `${names}, needed whatever USE says, ${limits.length > 1 ? 'are' : 'is'} built for these targets only`;
+    const comment = limits.length > 0 ? wrapWords(said.split(/\s+/), 78).map((l) => `# ${l}`) : [];
     preInherit.push(
       [
         ...comment,

@@ -61,6 +61,21 @@ describe('the shipped stack as a reviewer reads it', function () {
     }
   });
 
+  it('a package limited by many dependencies names them in a comment wrapped within 80 columns (hipfort 7.2.4)', async () => {
+    const text = await ebuild('sci-libs/hipfort', '7.2.4');
+    const lines = text.split('\n');
+    const at = lines.findIndex((l) => l.startsWith('ROCM_SUPPORTED_TARGETS='));
+    let first = at;
+    while (first > 0 && lines[first - 1]!.startsWith('# ')) first--;
+    const comment = lines.slice(first, at);
+    assert.ok(comment.length > 1, text.slice(0, 600));
+    for (const line of comment) assert.ok(line.length <= 80, line);
+    assert.equal(
+      comment.map((l) => l.slice(2)).join(' '),
+      'sci-libs/hipBLAS, sci-libs/hipSOLVER, sci-libs/hipSPARSE, sci-libs/rocBLAS, sci-libs/rocSOLVER, sci-libs/rocSPARSE, needed whatever USE says, are built for these targets only',
+    );
+  });
+
   it('rocBLAS from 6.3 has GTest for benchmark-only builds: every client build finds it, and rocblas-bench links it', async () => {
     const v633 = await ebuild('sci-libs/rocBLAS', '6.3.3');
     for (const variable of ['RDEPEND', 'DEPEND']) assert.ok(underFlag(v633, variable, 'benchmark').includes('dev-cpp/gtest'), `6.3.3 ${variable}`);
