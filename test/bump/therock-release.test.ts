@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { IDENTITY } from '../helpers/bumped-overlay.js';
+import { copyOverlay, IDENTITY } from '../helpers/bumped-overlay.js';
 import { git, gitHome, removeDir, runCli, tempDir } from '../helpers/project.js';
 import { synthesizeDistfiles, type PlanJson } from '../helpers/stack-distfiles.js';
 
@@ -16,12 +16,14 @@ describe('bump 10.0.0 --drop-old on an overlay holding 7.2.4 (legacy stream to T
   let home: string;
   let distdir: string;
   let overlay: string;
+  /** The same 7.2.4 overlay, bumped without --drop-old in the test that needs it. */
+  let keeping: string;
   let plan: PlanJson;
   let old: PlanJson;
   let start: string;
   let result: { code: number | null; stdout: string; stderr: string };
 
-  const bump = (args: string[]) => runCli(['bump', ...args, '--overlay', overlay, '--distdir', distdir, '--offline'], { home, cwd: work });
+  const bump = (args: string[], dir = overlay) => runCli(['bump', ...args, '--overlay', dir, '--distdir', distdir, '--offline'], { home, cwd: work });
   const subjects = async (range: string) => (await git(overlay, ['log', '--reverse', '--format=%s', range], home)).trim().split('\n');
 
   before(async () => {
@@ -34,6 +36,7 @@ describe('bump 10.0.0 --drop-old on an overlay holding 7.2.4 (legacy stream to T
     const created = await bump(['7.2.4']);
     assert.equal(created.code, 0, created.stderr);
     start = (await git(overlay, ['rev-parse', 'HEAD'], home)).trim();
+    keeping = copyOverlay(overlay, path.join(work, 'keeping'));
     result = await bump(['10.0.0', '--drop-old']);
   });
 
@@ -42,12 +45,13 @@ describe('bump 10.0.0 --drop-old on an overlay holding 7.2.4 (legacy stream to T
     await removeDir(home);
   });
 
-  it('moves every package of 10.0.0 in one commit each, in build order, and leaves the one that left at 7.2.4', async () => {
+  it('moves every package of 10.0.0 in one commit each, in build order, and removes the one that left', async () => {
     assert.equal(result.code, 0, result.stderr);
     const moves = plan.packages.map((p) => `${p.atom}: add 10.0.0, drop 7.2.4`);
     assert.deepEqual(await subjects(`${start}..HEAD`), [
       'profiles/desc: amdgpu_targets.desc for ROCm 10.0.0',
       ...moves,
+      'dev-libs/roct-thunk-interface: treeclean',
       'sets.conf, metadata/sets: package sets for ROCm 10.0.0',
     ]);
     // TheRock's ROCR-Runtime installs libhsakmt itself: the thunk package is not in 10.0.0.
@@ -55,8 +59,7 @@ describe('bump 10.0.0 --drop-old on an overlay holding 7.2.4 (legacy stream to T
     const after = new Set(plan.packages.map((p) => p.atom));
     assert.deepEqual([...before].filter((a) => !after.has(a)), ['dev-libs/roct-thunk-interface']);
     assert.deepEqual([...after].filter((a) => !before.has(a)), []);
-    const thunk = await readdir(path.join(overlay, 'dev-libs/roct-thunk-interface'));
-    assert.deepEqual(thunk.filter((f) => f.endsWith('.ebuild')), ['roct-thunk-interface-7.2.4.ebuild']);
+    assert.deepEqual(await readdir(path.join(overlay, 'dev-libs')).then((d) => d.includes('roct-thunk-interface')), false);
     const rocr = await readFile(path.join(overlay, 'dev-libs/rocr-runtime/rocr-runtime-10.0.0.ebuild'), 'utf8');
     assert.match(rocr, /^\t!dev-libs\/roct-thunk-interface$/m);
     assert.equal((await git(overlay, ['status', '--porcelain', '--untracked-files=all'], home)).trim(), '');
@@ -82,7 +85,8 @@ describe('bump 10.0.0 --drop-old on an overlay holding 7.2.4 (legacy stream to T
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^- LLVM: `LLVM_COMPAT=\( 23 \)` in \d+ ebuilds \(the versions they replace had `\( 22 \)`\)/m);
     assert.match(r.stdout, /^- Release stream: TheRock therock-X\.Y \(`therock-10\.0` for 10\.0\.0\); the versions replaced came from the legacy rocm-X\.Y\.Z stream \(`rocm-7\.2\.4`\)\.$/m);
-    assert.match(r.stdout, /^- Not part of ROCm 10\.0\.0 any more, kept here at their old versions \(no package of 10\.0\.0 depends on them\): `dev-libs\/roct-thunk-interface` 7\.2\.4\.$/m);
+    assert.match(r.stdout, /^- `dev-libs\/roct-thunk-interface` \(7\.2\.4\): Not part of ROCm 10\.0\.0/m);
+    assert.doesNotMatch(r.stdout, /kept here at their old versions/);
     assert.match(r.stdout, /^Projects left out of ROCm 10\.0\.0 on purpose:$/m);
     const json = JSON.parse((await runCli(['pr', 'body', '-o', overlay, '-r', `${start}..HEAD`, '--no-pkgcheck', '--json'], { home, cwd: work })).stdout) as {
       title: string;
@@ -91,7 +95,17 @@ describe('bump 10.0.0 --drop-old on an overlay holding 7.2.4 (legacy stream to T
     assert.equal(json.title, 'ROCm 10.0.0, drop 7.2.4');
     assert.equal(json.data.notes.release.stream?.tag, 'therock-10.0');
     assert.equal(json.data.notes.release.stream?.from.tag, 'rocm-7.2.4');
-    assert.deepEqual(json.data.notes.release.left, [{ atom: 'dev-libs/roct-thunk-interface', versions: ['7.2.4'] }]);
+    assert.deepEqual(json.data.notes.release.left, []);
+  });
+
+  it('without --drop-old the package that left stays at 7.2.4, and the notes say so', async () => {
+    const kept = await bump(['10.0.0'], keeping);
+    assert.equal(kept.code, 0, kept.stderr);
+    const thunk = await readdir(path.join(keeping, 'dev-libs/roct-thunk-interface'));
+    assert.deepEqual(thunk.filter((f) => f.endsWith('.ebuild')), ['roct-thunk-interface-7.2.4.ebuild']);
+    const r = await runCli(['pr', 'body', '-o', keeping, '-r', `${start}..HEAD`, '--no-pkgcheck'], { home, cwd: work });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^- Not part of ROCm 10\.0\.0 any more, kept here at their old versions \(no package of 10\.0\.0 depends on them\): `dev-libs\/roct-thunk-interface` 7\.2\.4\.$/m);
   });
 
   it('changes nothing when run again', async () => {
