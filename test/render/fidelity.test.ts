@@ -94,6 +94,18 @@ describe('the shipped stack as a reviewer reads it', function () {
     assert.doesNotMatch(await ebuild('dev-util/rocm-validation-suite', '6.2.2'), /ROCM_SUPPORTED_TARGETS/);
   });
 
+  it('the comment naming the libraries that limit the targets wraps at 80 columns (hipfort 7.2.0 names six)', async () => {
+    const text = await ebuild('sci-libs/hipfort', '7.2.0');
+    const comment = /\n((?:# .*\n)+)ROCM_SUPPORTED_TARGETS=\(/.exec(text)?.[1] ?? '';
+    const lines = comment.trimEnd().split('\n');
+    assert.ok(lines.length > 1, comment);
+    for (const line of lines) assert.ok(line.length <= 80, line);
+    assert.equal(
+      lines.map((l) => l.slice(2)).join(' '),
+      'sci-libs/hipBLAS, sci-libs/hipSOLVER, sci-libs/hipSPARSE, sci-libs/rocBLAS, sci-libs/rocSOLVER, sci-libs/rocSPARSE, needed whatever USE says, are built for these targets only',
+    );
+  });
+
   it('rocJPEG offers gfx908 and later only, as upstream requires', async () => {
     const m = await model('6.3.3');
     const offered = m.byAtom.get('media-libs/rocJPEG')!.targets;
