@@ -19,8 +19,9 @@ export interface Maintainer {
 /** "gentoo": the stack manifest's maintainers (the Gentoo Science Project), for work bound for ::gentoo; or one person. */
 export type MaintainerSetting = { kind: 'gentoo' } | { kind: 'person'; name: string; email: string };
 
-// The stack schema's rules for maintainer names and emails, and no control characters (they break metadata.xml).
-const PERSON = /^([^<>&\p{Cc}]*[^<>&\s\p{Cc}]) <([^<>&\s@\p{Cc}]+@[^<>&\s@\p{Cc}]+)>$/u;
+// The stack schema's rules for maintainer names and emails, and no control characters (they break metadata.xml);
+// the domain has a dot, as metadata.xsd's email pattern [^@]+@[^.]+\..+ demands (pkgcheck's PkgInvalidXml).
+const PERSON = /^([^<>&\p{Cc}]*[^<>&\s\p{Cc}]) <([^<>&\s@\p{Cc}]+@[^<>&\s@.\p{Cc}]+\.[^<>&\s@\p{Cc}]+)>$/u;
 
 export function parseMaintainer(value: string): MaintainerSetting | undefined {
   const v = value.trim();
@@ -29,7 +30,7 @@ export function parseMaintainer(value: string): MaintainerSetting | undefined {
   return m ? { kind: 'person', name: m[1]!.trim(), email: m[2]! } : undefined;
 }
 
-export const MAINTAINER_FORMAT = 'must be "gentoo" (the stack\'s maintainers, for ::gentoo) or "Name <email>"';
+export const MAINTAINER_FORMAT = 'must be "gentoo" (the stack\'s maintainers, for ::gentoo) or "Name <email>", the email\'s domain with a dot (metadata.xsd)';
 
 export function formatMaintainer(s: MaintainerSetting): string {
   return s.kind === 'gentoo' ? 'gentoo' : `${s.name} <${s.email}>`;
