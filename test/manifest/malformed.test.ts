@@ -168,6 +168,12 @@ describe('malformed manifests: each a located error with a hint (exit 2)', funct
     }
   });
 
+  it("a maintainer email whose domain has no dot is refused, as metadata.xsd refuses it in every metadata.xml", async () => {
+    const dir = await fixture(edit('stack.yaml', 'repo_name: test\n', 'repo_name: test\ndefaults:\n  maintainers: [{ type: person, email: qa@localhost, name: QA }]\n'));
+    const shown = await refused(dir);
+    assert.ok(shown.some((s) => /^stack\.yaml:4:\d+: \$\.defaults\.maintainers\[0\]\.email/.test(s)), shown.join('\n'));
+  });
+
   it('tests.skip values are quoted: a|b and globs pass bash -n and stay literal; shell syntax is refused', async () => {
     const dir = await fixture(edit('components/gpulib.yaml', 'tests:\n  gpu: true\n', 'tests:\n  gpu: true\n  skip: ["a|b", "/etc/pass*", "x.*y"]\n'));
     const { manifest, issues } = await validateManifest(dir);
