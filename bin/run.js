@@ -3,10 +3,15 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import module from 'node:module';
 import { fileURLToPath } from 'node:url';
 
-// Node 22.1 and later keep compiled code between runs (under the OS temporary
-// directory, keyed on the source text): about 15 % of `--help`, which is
-// mostly loading oclif. Node 20 has no such cache. Modules imported below.
-module.enableCompileCache?.();
+// Node 22.1 and later keep compiled code between runs (keyed on the source
+// text): about 15 % of `--help`, which is mostly loading oclif. Node 20 has no
+// such cache. It goes into rocm-ebuild's own cache directory, not Node's
+// default under the OS temporary directory: the tool writes nowhere else, and
+// ROCM_EBUILD_NO_CACHE turns it off like every other cache. Modules imported below.
+if (module.enableCompileCache) {
+  const { cacheDisabled, cacheHome } = await import('../dist/src/util/cache-home.js');
+  if (!cacheDisabled()) module.enableCompileCache(`${cacheHome()}/node-compile-cache`);
+}
 // On import oclif checks Node against the engines of its own package.json,
 // which the bundle in dist/vendor does not carry: the check would load semver
 // (5 ms) to find nothing. Ours is package.json's engines, which npm checks.
