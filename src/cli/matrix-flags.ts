@@ -21,6 +21,13 @@ export const runnerFlags = {
 
 export const matrixFlags = { ...planFlags, ...runnerFlags };
 
+/** The paragraph of `ci github|gitlab|k8s --help` on --tool*: what the jobs install, and that nothing is written without it. */
+export const TOOL_PIN_HELP = `Where the jobs get rocm-ebuild: never a registry name anyone could publish first. Give a pinned source:
+--tool-git URL --tool-commit COMMIT (a full commit id: fetched by that id, checked out, installed with npm ci
+from its package-lock.json) or --tool-tarball URL --tool-sha256 SHA256 (a source archive, checked before it is
+unpacked); or --tool COMMAND, a command you vouch for. Without one, nothing is written (exit 2). The file's header
+says what the jobs run and how to change it.`;
+
 /** Flags of `ci github|gitlab|k8s`: where the file goes, and where its jobs get rocm-ebuild. */
 export const ciFlags = {
   output: Flags.string({ char: 'o', description: 'file to write (default: print to standard output)', helpValue: 'FILE' }),

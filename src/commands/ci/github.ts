@@ -1,6 +1,6 @@
 import { BaseCommand } from '../../cli/base-command.js';
 import { writtenLine } from '../../cli/ci-output.js';
-import { ciFlags, matrixFlags } from '../../cli/matrix-flags.js';
+import { ciFlags, matrixFlags, TOOL_PIN_HELP } from '../../cli/matrix-flags.js';
 import { loadManifestOrFail, stackFor } from '../../cli/stack.js';
 import { emitOptions } from '../../matrix/ci-command.js';
 import { githubWorkflow } from '../../matrix/emit.js';
@@ -16,11 +16,7 @@ runners labelled [self-hosted, linux, x64, rocm-<gfx>] (see --label-scheme), eac
 and JUnit are uploaded as artifacts. Actions are pinned to release commits. Register one runner per GPU with the
 label of its gfx (\`rocm-ebuild gpu list\` tells which).
 
-Where the jobs get rocm-ebuild: never a registry name anyone could publish first. Give a pinned source:
---tool-git URL --tool-commit COMMIT (a full commit id: fetched by that id, checked out, installed with npm ci
-from its package-lock.json) or --tool-tarball URL --tool-sha256 SHA256 (a source archive, checked before it is
-unpacked); or --tool COMMAND, a command you vouch for. Without one, nothing is written (exit 2). The file's header
-says what the jobs run and how to change it. Values that reach the file are checked: the image is an image
+${TOOL_PIN_HELP} Values that reach the file are checked: the image is an image
 reference, runner labels are plain labels, and no value may hold a line break, a control character or a
 \${{ }} expression; every value is written as a YAML scalar.
 

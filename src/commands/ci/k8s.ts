@@ -1,7 +1,7 @@
 import { Flags } from '#oclif';
 import { BaseCommand } from '../../cli/base-command.js';
 import { writtenLine } from '../../cli/ci-output.js';
-import { ciFlags, planFlags } from '../../cli/matrix-flags.js';
+import { ciFlags, planFlags, TOOL_PIN_HELP } from '../../cli/matrix-flags.js';
 import { loadManifestOrFail, stackFor } from '../../cli/stack.js';
 import { deviceTablePath, loadDeviceTable } from '../../gpu/devices.js';
 import { emitOptions } from '../../matrix/ci-command.js';
@@ -19,11 +19,7 @@ the stage3 image (--image), no helper image: it gets git and Node.js from Gentoo
 overlay (--repo, a git URL, after --); binary packages, distfiles and reports live on a shared ReadWriteMany
 claim (--claim), and the gfx pods wait (an init container) until the base Job has marked its binary packages done.
 
-Where the jobs get rocm-ebuild: never a registry name anyone could publish first. Give a pinned source:
---tool-git URL --tool-commit COMMIT (a full commit id: fetched by that id, checked out, installed with npm ci
-from its package-lock.json) or --tool-tarball URL --tool-sha256 SHA256 (a source archive, checked before it is
-unpacked); or --tool COMMAND, a command you vouch for. Without one, nothing is written (exit 2). The file's header
-says what the jobs run and how to change it. Values that reach the file are checked: the image is an image
+${TOOL_PIN_HELP} Values that reach the file are checked: the image is an image
 reference, --claim a Kubernetes object name, --namespace a DNS label, --node-label a label key, --repo a git URL,
 and no value may hold a line break, a control character or a \${{ }} expression; every value is written as a
 YAML scalar.
