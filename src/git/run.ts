@@ -42,11 +42,21 @@ export class GitError extends Error {
  * when git printed nothing (simple-git resolves those, which is how a
  * detached HEAD once read as a branch with an empty name).
  */
-export function runGit(
+export async function runGit(cwd: string, args: string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
+  return (await runGitFor(cwd, args, (code) => code === 0, options)).stdout;
+}
+
+/**
+ * Run git in `cwd` where exit codes other than 0 carry an answer (`diff`
+ * exits 1 when the texts differ, `merge-file` with the number of
+ * conflicts): `ok` says which codes are answers; any other is a GitError.
+ */
+export function runGitFor(
   cwd: string,
   args: string[],
+  ok: (code: number) => boolean,
   options: { input?: string; env?: NodeJS.ProcessEnv } = {},
-): Promise<string> {
+): Promise<{ code: number; stdout: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', args, { cwd, env: gitEnvironment(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
@@ -55,7 +65,7 @@ export function runGit(
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('error', reject);
     child.on('close', (code) => {
-      if (code === 0) resolve(Buffer.concat(out).toString());
+      if (code !== null && ok(code)) resolve({ code, stdout: Buffer.concat(out).toString() });
       else reject(new GitError(args, code, err));
     });
     child.stdin.on('error', () => undefined); // git may exit before reading its input; the exit code tells

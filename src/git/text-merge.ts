@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { gitEnvironment } from './run.js';
+import { runGitFor } from './run.js';
 
 /**
  * Diffs and three-way merges of texts, by git itself (`git diff --no-index`,
@@ -12,22 +11,9 @@ import { gitEnvironment } from './run.js';
  * run and a refused bump leave the repository byte for byte as it was.
  */
 
-function git(args: string[], cwd: string, okCodes: (code: number) => boolean): Promise<{ code: number; stdout: string }> {
-  return new Promise((resolve, reject) => {
-    // No repository is involved: GIT_DIR and friends are dropped, and the user's diff drivers and colours do not apply.
-    const child = spawn('git', args, { cwd, env: gitEnvironment({ GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' }), stdio: ['ignore', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const c = code ?? -1;
-      if (okCodes(c)) resolve({ code: c, stdout: Buffer.concat(out).toString('utf8') });
-      else reject(new Error(`git ${args[0]} failed (${c}): ${err.trim()}`));
-    });
-  });
-}
+/** git with no repository involved: GIT_DIR and friends are dropped, and the user's diff drivers and colours do not apply. */
+const git = (args: string[], cwd: string, ok: (code: number) => boolean) =>
+  runGitFor(cwd, args, ok, { env: { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
 
 async function withFiles<T>(texts: Record<string, string>, run: (dir: string) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'rocm-ebuild-merge-'));
