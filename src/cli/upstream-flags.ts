@@ -1,8 +1,8 @@
 import { Flags } from '#oclif';
 import { isVersion } from '../model/version.js';
 import { createProgress as createDistfileProgress, mirrorsFromEnv, resolveDistdir } from '../distfiles/index.js';
-import { GITHUB } from '../upstream/locations.js';
-import { upstreamCacheDir, TreeProvider } from '../upstream/sources.js';
+import { GITHUB } from '../upstream/trees/locations.js';
+import { upstreamCacheDir, TreeProvider } from '../upstream/trees/sources.js';
 import { Deadline } from '../util/deadline.js';
 import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';

@@ -12,7 +12,7 @@ import { createProgress as createDistfileProgress } from '../distfiles/index.js'
 import { distfileSettings } from '../portage/distfile-settings.js';
 import { useColor } from '../cli/progress.js';
 import { baseUrlFlag, deadlineOf, GITHUB, treeProvider } from '../cli/upstream-flags.js';
-import { upstreamCacheDir } from '../upstream/sources.js';
+import { upstreamCacheDir } from '../upstream/trees/sources.js';
 
 export default class Bump extends BaseCommand {
   static override summary = 'Move an overlay to a ROCm release: ebuilds, Manifests, one commit per package';
@@ -162,7 +162,7 @@ export default class Bump extends BaseCommand {
     if (!json) process.stderr.write(`distdir: ${settings.distdir} (${settings.distdirFrom}); mirrors: ${settings.mirrorsFrom}\n`);
     if (flags['derive-from']) {
       // Imported here: the upstream code (and the YAML library it writes drafts with) is 60 ms of loading a plain bump does not need.
-      const { deriveForBump } = await import('../upstream/derive.js');
+      const { deriveForBump } = await import('../upstream/draft/derive.js');
       const derived = await deriveForBump({
         manifest: flags.manifest ?? defaultManifestPath,
         version: args.version,

@@ -1,10 +1,10 @@
 import { formatBytes } from '../distfiles/units.js';
-import type { DiffReport } from './diff.js';
-import type { Change } from './facts-diff.js';
-import type { PatchesReport } from './patches.js';
-import type { ProjectsReport } from './projects.js';
-import type { ReplayStatus } from './replay.js';
-import type { TagsReport } from './tags.js';
+import type { DiffReport } from './facts/diff.js';
+import type { Change } from './facts/changes.js';
+import type { PatchesReport } from './replay/patches.js';
+import type { ProjectsReport } from './releases/projects.js';
+import type { ReplayStatus } from './replay/replay.js';
+import type { TagsReport } from './releases/tags.js';
 import { markdownCode, markdownText, printable } from '../util/printable.js';
 
 /**

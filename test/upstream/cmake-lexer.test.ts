@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { evaluateArgs, expandVariables, parseCMake, splitList } from '../../src/upstream/cmake-lexer.js';
+import { evaluateArgs, expandVariables, parseCMake, splitList } from '../../src/upstream/facts/cmake-lexer.js';
 
 const names = (text: string) => parseCMake(text).commands.map((c) => c.name);
 const args = (text: string, vars = new Map<string, string>()) => parseCMake(text).commands.map((c) => evaluateArgs(c.args, vars));

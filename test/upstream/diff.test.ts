@@ -4,10 +4,10 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { removeDir, runCli, tempDir } from '../helpers/project.js';
 import { TestServer } from '../helpers/http-server.js';
-import { collectBuildFacts, isBuildFile } from '../../src/upstream/build-facts.js';
-import { diffFacts, type Change } from '../../src/upstream/facts-diff.js';
-import { GitTree } from '../../src/upstream/git-tree.js';
-import type { DiffReport } from '../../src/upstream/diff.js';
+import { collectBuildFacts, isBuildFile } from '../../src/upstream/facts/build-facts.js';
+import { diffFacts, type Change } from '../../src/upstream/facts/changes.js';
+import { GitTree } from '../../src/upstream/trees/git-tree.js';
+import type { DiffReport } from '../../src/upstream/facts/diff.js';
 import { gitArchive, stackCopy, universe, type Universe } from './support.js';
 import { GitHttpServer } from './git-http.js';
 

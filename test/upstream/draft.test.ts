@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { shippedManifest } from '../helpers/project.js';
-import { applyDraft, DraftError, type DraftRelease } from '../../src/upstream/draft.js';
+import { applyDraft, DraftError, type DraftRelease } from '../../src/upstream/draft/draft.js';
 
 // A release the shipped manifest lacks (its legacy stream ends at 7.2.4).
 const draft: DraftRelease = {

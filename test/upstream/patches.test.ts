@@ -3,9 +3,9 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { removeDir, runCli, tempDir } from '../helpers/project.js';
-import { evaluateWord, globToRegExp } from '../../src/upstream/bash-words.js';
-import { changedLines, onlyDeletes, parseSedArgs, runSed } from '../../src/upstream/sed-command.js';
-import type { PatchesReport } from '../../src/upstream/patches.js';
+import { evaluateWord, globToRegExp } from '../../src/upstream/replay/bash-words.js';
+import { changedLines, onlyDeletes, parseSedArgs, runSed } from '../../src/upstream/replay/sed-command.js';
+import type { PatchesReport } from '../../src/upstream/replay/patches.js';
 import { stackCopy, universe, type Universe } from './support.js';
 
 describe('upstream patches', function () {

@@ -2,8 +2,8 @@ import { strict as assert } from 'node:assert';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { removeDir, runCli, shippedManifest, tempDir } from '../helpers/project.js';
-import { parseReleaseManifest, ReleaseManifestError } from '../../src/upstream/release-manifest.js';
-import type { ProjectsReport } from '../../src/upstream/projects.js';
+import { parseReleaseManifest, ReleaseManifestError } from '../../src/upstream/releases/release-manifest.js';
+import type { ProjectsReport } from '../../src/upstream/releases/projects.js';
 import { fixtures, stackCopy, universe, type Universe } from './support.js';
 
 const xml = (name: string) => path.join(fixtures, 'release-manifests', name);

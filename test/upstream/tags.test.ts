@@ -1,11 +1,11 @@
 import { strict as assert } from 'node:assert';
 import path from 'node:path';
 import { removeDir, runCli, tempDir } from '../helpers/project.js';
-import { classifyTag, tagMatcher } from '../../src/upstream/tags.js';
-import { repositoryUrl } from '../../src/upstream/locations.js';
+import { classifyTag, tagMatcher } from '../../src/upstream/releases/tags.js';
+import { repositoryUrl } from '../../src/upstream/trees/locations.js';
 import { bareRepo, fixtures, stackCopy } from './support.js';
 import { GitHttpServer } from './git-http.js';
-import { gitEnv } from '../../src/upstream/exec.js';
+import { gitEnv } from '../../src/upstream/trees/exec.js';
 
 interface TagsJson {
   known: string[];

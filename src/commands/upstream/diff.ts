@@ -4,7 +4,7 @@ import { createProgress, useColor } from '../../cli/progress.js';
 import { ExitCode } from '../../cli/exit-codes.js';
 import { loadManifestOrFail, manifestFlag } from '../../cli/stack.js';
 import { deadlineOf, formatFlag, requireVersion, treeFlags, treeProvider } from '../../cli/upstream-flags.js';
-import { diffReleases, type DiffReport } from '../../upstream/diff.js';
+import { diffReleases, type DiffReport } from '../../upstream/facts/diff.js';
 import { formatDiffMarkdown, formatDiffText } from '../../upstream/format.js';
 import { selectComponents } from '../../upstream/select.js';
 

@@ -5,9 +5,9 @@ import { ExitCode } from '../../cli/exit-codes.js';
 import { UserError } from '../../cli/errors.js';
 import { loadManifestOrFail, manifestFlag } from '../../cli/stack.js';
 import { deadlineOf, requireVersion, treeFlags, treeProvider } from '../../cli/upstream-flags.js';
-import { checkEvidence, type EvidenceReport } from '../../upstream/evidence.js';
-import { formatEvidenceText } from '../../upstream/evidence-format.js';
-import { addEvidenceRecord, checkRecordTarget, recordEvidence, RecordError, type TagRecord } from '../../upstream/evidence-record.js';
+import { checkEvidence, type EvidenceReport } from '../../upstream/evidence/check.js';
+import { formatEvidenceText } from '../../upstream/evidence/format.js';
+import { addEvidenceRecord, checkRecordTarget, recordEvidence, RecordError, type TagRecord } from '../../upstream/evidence/record.js';
 import { selectComponents } from '../../upstream/select.js';
 
 export default class UpstreamEvidence extends BaseCommand {

@@ -6,8 +6,8 @@ import { UserError } from '../../cli/errors.js';
 import { loadManifestOrFail, manifestFlag } from '../../cli/stack.js';
 import { deadlineOf, formatFlag, requireVersion, treeFlags, treeProvider } from '../../cli/upstream-flags.js';
 import { formatPatchesMarkdown, formatPatchesText } from '../../upstream/format.js';
-import { replayPatches, type PatchesReport } from '../../upstream/patches.js';
-import { defaultAgainst } from '../../upstream/projects.js';
+import { replayPatches, type PatchesReport } from '../../upstream/replay/patches.js';
+import { defaultAgainst } from '../../upstream/releases/projects.js';
 import { selectComponents } from '../../upstream/select.js';
 
 export default class UpstreamPatches extends BaseCommand {

@@ -6,10 +6,10 @@ import { UserError } from '../../cli/errors.js';
 import { loadManifestOrFail, manifestFlag } from '../../cli/stack.js';
 import { baseUrlFlag, deadlineOf, GITHUB, requireVersion, timeoutFlag } from '../../cli/upstream-flags.js';
 import { formatProjectsText } from '../../upstream/format.js';
-import { compareProjects, type ProjectsReport } from '../../upstream/projects.js';
-import { ReleaseManifestError } from '../../upstream/release-manifest.js';
-import { upstreamCacheDir } from '../../upstream/sources.js';
-import { TreeError } from '../../upstream/source-tree.js';
+import { compareProjects, type ProjectsReport } from '../../upstream/releases/projects.js';
+import { ReleaseManifestError } from '../../upstream/releases/release-manifest.js';
+import { upstreamCacheDir } from '../../upstream/trees/sources.js';
+import { TreeError } from '../../upstream/trees/source-tree.js';
 
 export default class UpstreamProjects extends BaseCommand {
   static override summary = "AMD's project list of a release, compared with the manifest's components and exclusions";

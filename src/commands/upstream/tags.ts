@@ -6,7 +6,7 @@ import { loadManifestOrFail, manifestFlag } from '../../cli/stack.js';
 import { baseUrlFlag, deadlineOf, GITHUB, timeoutFlag } from '../../cli/upstream-flags.js';
 import { formatTagsText } from '../../upstream/format.js';
 import { selectComponents } from '../../upstream/select.js';
-import { upstreamTags, type TagsReport } from '../../upstream/tags.js';
+import { upstreamTags, type TagsReport } from '../../upstream/releases/tags.js';
 
 export default class UpstreamTags extends BaseCommand {
   static override summary = 'Releases upstream has that the manifest lacks, from the repositories\' tags';

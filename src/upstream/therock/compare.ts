@@ -2,7 +2,7 @@ import type { Manifest } from '../../manifest/load.js';
 import { projectKey } from '../../model/sources/index.js';
 import type { ResolvedComponent } from '../../model/resolve.js';
 import { inRange } from '../../model/version.js';
-import { resolveAt } from '../sources.js';
+import { resolveAt } from '../trees/sources.js';
 import type { Submodule } from './gitmodules.js';
 import type { TheRockRelease } from './release.js';
 import type { Subproject } from './subprojects.js';

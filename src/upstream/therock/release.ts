@@ -1,6 +1,6 @@
 import { isVersion } from '../../model/version.js';
-import { gitTreeAt, type GitAccess, type GitTree } from '../git-tree.js';
-import { repositoryUrl } from '../locations.js';
+import { gitTreeAt, type GitAccess, type GitTree } from '../trees/git-tree.js';
+import { repositoryUrl } from '../trees/locations.js';
 import { readSubmodules, shown, type Submodule } from './gitmodules.js';
 import { readSubprojects, type Subproject } from './subprojects.js';
 import { readArtifactSubprojects, readTopology, type Topology } from './topology.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { evaluateArgs, expandVariables, parseCMake, splitList, type CMakeCommand } from '../cmake-lexer.js';
+import { evaluateArgs, expandVariables, parseCMake, splitList, type CMakeCommand } from '../facts/cmake-lexer.js';
 import { printable, shown, treePathProblem, type Submodule } from './gitmodules.js';
 
 /**

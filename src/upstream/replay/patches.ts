@@ -1,10 +1,10 @@
-import type { LoadedComponent, Manifest } from '../manifest/load.js';
-import type { ResolvedComponent } from '../model/resolve.js';
-import { Limiter } from '../util/limiter.js';
-import type { Progress } from '../util/progress.js';
+import type { LoadedComponent, Manifest } from '../../manifest/load.js';
+import type { ResolvedComponent } from '../../model/resolve.js';
+import { Limiter } from '../../util/limiter.js';
+import type { Progress } from '../../util/progress.js';
 import { classify, measureFixups, type Measurement, type ReplayLine, type ReplayStatus, type ReplayTrees } from './replay.js';
-import { TreeError, type SourceTree } from './source-tree.js';
-import { dataRelease, resolveAt, sourceLabel, sourceRefs, type TreeProvider } from './sources.js';
+import { TreeError, type SourceTree } from '../trees/source-tree.js';
+import { dataRelease, resolveAt, sourceLabel, sourceRefs, type TreeProvider } from '../trees/sources.js';
 
 export interface ComponentReplay {
   component: string;

@@ -1,10 +1,10 @@
-import type { Manifest } from '../manifest/load.js';
-import { projectKey } from '../model/sources/index.js';
-import { inRange } from '../model/version.js';
-import { gitTreeAt, type GitAccess } from './git-tree.js';
-import { repositoryUrl } from './locations.js';
-import { resolveAt } from './sources.js';
-import { TreeError } from './source-tree.js';
+import type { Manifest } from '../../manifest/load.js';
+import { projectKey } from '../../model/sources/index.js';
+import { inRange } from '../../model/version.js';
+import { gitTreeAt, type GitAccess } from '../trees/git-tree.js';
+import { repositoryUrl } from '../trees/locations.js';
+import { resolveAt } from '../trees/sources.js';
+import { TreeError } from '../trees/source-tree.js';
 
 /** One project directory of a monorepo at a release tag, and who accounts for it. */
 export interface MonorepoProject {

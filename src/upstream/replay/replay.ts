@@ -1,11 +1,11 @@
-import { parseBash, walk, type Node } from '../lint/bash-parser.js';
-import type { InsertSpec, PHASES, PrepareOp } from '../manifest/types.js';
-import { patchesOf } from '../model/patches.js';
-import type { ResolvedComponent } from '../model/resolve.js';
+import { parseBash, walk, type Node } from '../../lint/bash-parser.js';
+import type { InsertSpec, PHASES, PrepareOp } from '../../manifest/types.js';
+import { patchesOf } from '../../model/patches.js';
+import type { ResolvedComponent } from '../../model/resolve.js';
 import { evaluateWord, globToRegExp, type Helpers } from './bash-words.js';
 import { changedLines, onlyDeletes, parseSedArgs, runSed, type SedCall } from './sed-command.js';
-import { hasPath, type SourceTree } from './source-tree.js';
-import type { SourceRef } from './sources.js';
+import { hasPath, type SourceTree } from '../trees/source-tree.js';
+import type { SourceRef } from '../trees/sources.js';
 
 /**
  * Replays a component's fix-ups on a source tree without running anything

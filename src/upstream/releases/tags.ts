@@ -1,14 +1,14 @@
-import type { LoadedComponent, Manifest } from '../manifest/load.js';
-import { knownReleases } from '../model/resolve.js';
-import { STREAMS } from '../model/streams.js';
-import { expand } from '../model/sources/index.js';
-import { compareVersions, isVersion } from '../model/version.js';
-import type { Deadline } from '../util/deadline.js';
-import { Limiter } from '../util/limiter.js';
-import type { Progress } from '../util/progress.js';
-import { listRemoteTags } from './git-tree.js';
-import { repositoryUrl } from './locations.js';
-import { byCodePoint } from '../util/order.js';
+import type { LoadedComponent, Manifest } from '../../manifest/load.js';
+import { knownReleases } from '../../model/resolve.js';
+import { STREAMS } from '../../model/streams.js';
+import { expand } from '../../model/sources/index.js';
+import { compareVersions, isVersion } from '../../model/version.js';
+import type { Deadline } from '../../util/deadline.js';
+import { Limiter } from '../../util/limiter.js';
+import type { Progress } from '../../util/progress.js';
+import { listRemoteTags } from '../trees/git-tree.js';
+import { repositoryUrl } from '../trees/locations.js';
+import { byCodePoint } from '../../util/order.js';
 
 
 export type TagKind = 'release' | 'therock' | 'other';

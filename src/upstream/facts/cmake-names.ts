@@ -1,6 +1,6 @@
 import { isBuildFile, type Location } from './build-facts.js';
 import { parseCMake } from './cmake-lexer.js';
-import type { SourceTree } from './source-tree.js';
+import type { SourceTree } from '../trees/source-tree.js';
 
 /**
  * The cache variable names a project's CMake files define or read, so that a

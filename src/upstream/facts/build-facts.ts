@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { evaluateArgs, parseCMake, type CMakeCommand } from './cmake-lexer.js';
 import { pyprojectToml, requirementsTxt, setupCfg, setupPy, type PythonRequirement } from './python-requirements.js';
-import type { SourceTree } from './source-tree.js';
+import type { SourceTree } from '../trees/source-tree.js';
 
 export interface Location {
   file: string;

@@ -1,9 +1,9 @@
 import path from 'node:path';
-import type { LoadedComponent, Manifest } from '../manifest/load.js';
-import { knownReleases, releaseModel, resolveComponent, type ResolvedComponent } from '../model/resolve.js';
-import { compareVersions } from '../model/version.js';
-import { defaultHashCacheFile, ensureDistfiles, type DistfileProgress, type DistfileResult } from '../distfiles/index.js';
-import type { Deadline } from '../util/deadline.js';
+import type { LoadedComponent, Manifest } from '../../manifest/load.js';
+import { knownReleases, releaseModel, resolveComponent, type ResolvedComponent } from '../../model/resolve.js';
+import { compareVersions } from '../../model/version.js';
+import { defaultHashCacheFile, ensureDistfiles, type DistfileProgress, type DistfileResult } from '../../distfiles/index.js';
+import type { Deadline } from '../../util/deadline.js';
 import { ArchiveTree } from './archive-tree.js';
 import { gitTreeAt } from './git-tree.js';
 import { repositoryUrl } from './locations.js';

@@ -1,4 +1,4 @@
-import { execFile, lastLine } from './exec.js';
+import { execFile, lastLine } from '../trees/exec.js';
 
 /** A `sed -i` invocation from phase code, its options understood as GNU sed reads them. */
 export interface SedCall {

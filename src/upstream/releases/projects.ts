@@ -1,16 +1,16 @@
 import { readFile } from 'node:fs/promises';
-import type { Manifest } from '../manifest/load.js';
-import { expand, knownReleases } from '../model/resolve.js';
-import { compareVersions, inRange } from '../model/version.js';
-import { Limiter } from '../util/limiter.js';
-import type { Progress } from '../util/progress.js';
-import { execFile, gitEnv, lastLine } from './exec.js';
-import { gitTreeAt, type GitAccess } from './git-tree.js';
-import { repositoryUrl } from './locations.js';
+import type { Manifest } from '../../manifest/load.js';
+import { expand, knownReleases } from '../../model/resolve.js';
+import { compareVersions, inRange } from '../../model/version.js';
+import { Limiter } from '../../util/limiter.js';
+import type { Progress } from '../../util/progress.js';
+import { execFile, gitEnv, lastLine } from '../trees/exec.js';
+import { gitTreeAt, type GitAccess } from '../trees/git-tree.js';
+import { repositoryUrl } from '../trees/locations.js';
 import { parseReleaseManifest, ReleaseManifestError, type ReleaseManifest } from './release-manifest.js';
 import { monorepoProjects, type MonorepoReport } from './monorepo-projects.js';
-import { resolveAt } from './sources.js';
-import { TreeError } from './source-tree.js';
+import { resolveAt } from '../trees/sources.js';
+import { TreeError } from '../trees/source-tree.js';
 
 /** Where AMD's release manifests are read from: ROCm/ROCm's default.xml at each release tag. */
 export const RELEASE_REPOSITORY = 'ROCm/ROCm';

@@ -1,5 +1,5 @@
 import type { BuildFacts, Location } from './build-facts.js';
-import { byCodePoint } from '../util/order.js';
+import { byCodePoint } from '../../util/order.js';
 
 export type ChangeArea =
   | 'cmake_minimum_required'

@@ -3,10 +3,10 @@ import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { isMap, isScalar, isSeq, parseDocument, type Node, type YAMLSeq } from 'yaml';
-import { waitForLock } from '../distfiles/lock.js';
-import { MAX_FILE_BYTES } from '../manifest/yaml-source.js';
-import type { EvidenceFact, EvidenceSpec } from '../manifest/types.js';
-import { covers } from '../model/evidence.js';
+import { waitForLock } from '../../distfiles/lock.js';
+import { MAX_FILE_BYTES } from '../../manifest/yaml-source.js';
+import type { EvidenceFact, EvidenceSpec } from '../../manifest/types.js';
+import { covers } from '../../model/evidence.js';
 
 /**
  * Writing a `tag` evidence record into a component's YAML file: the record is

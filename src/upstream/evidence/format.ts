@@ -1,5 +1,5 @@
-import { printable } from '../util/printable.js';
-import type { EvidenceReport, FactStatus } from './evidence.js';
+import { printable } from '../../util/printable.js';
+import type { EvidenceReport, FactStatus } from './check.js';
 
 /** Names, paths and git's messages come from repositories: printed through the terminal-safe printer. */
 const p = (s: string | undefined): string => printable(s ?? '', { oneLine: true });

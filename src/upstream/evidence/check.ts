@@ -1,13 +1,13 @@
-import type { LoadedComponent, Manifest } from '../manifest/load.js';
-import type { EvidenceFact, EvidenceSpec } from '../manifest/types.js';
-import type { ResolvedComponent } from '../model/resolve.js';
-import { Limiter } from '../util/limiter.js';
-import type { Progress } from '../util/progress.js';
-import { collectCMakeNames, explainName, type CMakeNames } from './cmake-names.js';
-import { hasFixups, treesOf } from './patches.js';
-import { classify, measureFixups } from './replay.js';
-import { hasPath, TreeError, type SourceTree } from './source-tree.js';
-import { resolveAt, sourceLabel, sourceRefs, type SourceRef, type TreeProvider } from './sources.js';
+import type { LoadedComponent, Manifest } from '../../manifest/load.js';
+import type { EvidenceFact, EvidenceSpec } from '../../manifest/types.js';
+import type { ResolvedComponent } from '../../model/resolve.js';
+import { Limiter } from '../../util/limiter.js';
+import type { Progress } from '../../util/progress.js';
+import { collectCMakeNames, explainName, type CMakeNames } from '../facts/cmake-names.js';
+import { hasFixups, treesOf } from '../replay/patches.js';
+import { classify, measureFixups } from '../replay/replay.js';
+import { hasPath, TreeError, type SourceTree } from '../trees/source-tree.js';
+import { resolveAt, sourceLabel, sourceRefs, type SourceRef, type TreeProvider } from '../trees/sources.js';
 
 /**
  * Which of a component's facts hold at the real upstream tag of a release,
@@ -18,7 +18,7 @@ import { resolveAt, sourceLabel, sourceRefs, type SourceRef, type TreeProvider }
  *   setup.py);
  * - fixups: every fix-up applies, replayed as `upstream patches` does;
  * - cmake: every -D name the ebuild passes is one the project's CMake files
- *   define or read, or CMake's own (cmake-names.ts).
+ *   define or read, or CMake's own (facts/cmake-names.ts).
  * The other facts (deps, targets, tests…) need judgment and are not checked.
  */
 
@@ -282,7 +282,7 @@ async function checkFixups(manifest: Manifest, c: ResolvedComponent, provider: T
   return summarize('fixups', details, n === 1 ? '1 fix-up applies' : `${n} fix-ups apply`);
 }
 
-/** Paths fix-ups may edit that are not in the sources: ${ED}, ${D}, ${T}… (as replay.ts skips them). */
+/** Paths fix-ups may edit that are not in the sources: ${ED}, ${D}, ${T}… (as replay/replay.ts skips them). */
 const OUTSIDE_SOURCES = /^["']?\$\{?(ED|D|T|BUILD_DIR|HOME|FILESDIR|DISTDIR)\b/;
 
 /** The versioned sources read, main first: the record's `source`. */

@@ -1,10 +1,10 @@
-import type { LoadedComponent, Manifest } from '../manifest/load.js';
-import { Limiter } from '../util/limiter.js';
-import type { Progress } from '../util/progress.js';
+import type { LoadedComponent, Manifest } from '../../manifest/load.js';
+import { Limiter } from '../../util/limiter.js';
+import type { Progress } from '../../util/progress.js';
 import { collectBuildFacts } from './build-facts.js';
-import { diffFacts, type Change } from './facts-diff.js';
-import { TreeError } from './source-tree.js';
-import { resolveAt, sourceLabel, sourceRefs, type SourceRef, type TreeProvider } from './sources.js';
+import { diffFacts, type Change } from './changes.js';
+import { TreeError } from '../trees/source-tree.js';
+import { resolveAt, sourceLabel, sourceRefs, type SourceRef, type TreeProvider } from '../trees/sources.js';
 
 export interface SourceDiff {
   /** "ROCm/rocPRIM", or the distfile of a non-GitHub source. */

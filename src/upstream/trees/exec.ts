@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { gitEnvironment } from '../git/run.js';
+import { gitEnvironment } from '../../git/run.js';
 
 export interface ExecResult {
   code: number | null;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Deadline } from '../util/deadline.js';
+import type { Deadline } from '../../util/deadline.js';
 import { execFile, gitEnv, lastLine } from './exec.js';
 import { cacheName, gitDirAt, localPath } from './locations.js';
 import { sortPaths, TreeError, type SourceTree } from './source-tree.js';
