@@ -5,7 +5,7 @@ import { ExitCode } from '../../cli/exit-codes.js';
 import { loadManifestOrFail, manifestFlag } from '../../cli/stack.js';
 import { deadlineOf, formatFlag, requireVersion, treeFlags, treeProvider } from '../../cli/upstream-flags.js';
 import { diffReleases, type DiffReport } from '../../upstream/facts/diff.js';
-import { formatDiffMarkdown, formatDiffText } from '../../upstream/format.js';
+import { formatDiffMarkdown, formatDiffText } from '../../upstream/facts/format.js';
 import { selectComponents } from '../../upstream/select.js';
 
 export default class UpstreamDiff extends BaseCommand {

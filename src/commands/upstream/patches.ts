@@ -5,7 +5,7 @@ import { ExitCode } from '../../cli/exit-codes.js';
 import { UserError } from '../../cli/errors.js';
 import { loadManifestOrFail, manifestFlag } from '../../cli/stack.js';
 import { deadlineOf, formatFlag, requireVersion, treeFlags, treeProvider } from '../../cli/upstream-flags.js';
-import { formatPatchesMarkdown, formatPatchesText } from '../../upstream/format.js';
+import { formatPatchesMarkdown, formatPatchesText } from '../../upstream/replay/format.js';
 import { replayPatches, type PatchesReport } from '../../upstream/replay/patches.js';
 import { defaultAgainst } from '../../upstream/releases/projects.js';
 import { selectComponents } from '../../upstream/select.js';

@@ -5,7 +5,7 @@ import { ExitCode } from '../../cli/exit-codes.js';
 import { UserError } from '../../cli/errors.js';
 import { loadManifestOrFail, manifestFlag } from '../../cli/stack.js';
 import { baseUrlFlag, deadlineOf, GITHUB, requireVersion, timeoutFlag } from '../../cli/upstream-flags.js';
-import { formatProjectsText } from '../../upstream/format.js';
+import { formatProjectsText } from '../../upstream/releases/format.js';
 import { compareProjects, type ProjectsReport } from '../../upstream/releases/projects.js';
 import { ReleaseManifestError } from '../../upstream/releases/release-manifest.js';
 import { upstreamCacheDir } from '../../upstream/trees/sources.js';

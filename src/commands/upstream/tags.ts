@@ -4,7 +4,7 @@ import { createProgress } from '../../cli/progress.js';
 import { ExitCode } from '../../cli/exit-codes.js';
 import { loadManifestOrFail, manifestFlag } from '../../cli/stack.js';
 import { baseUrlFlag, deadlineOf, GITHUB, timeoutFlag } from '../../cli/upstream-flags.js';
-import { formatTagsText } from '../../upstream/format.js';
+import { formatTagsText } from '../../upstream/releases/format.js';
 import { selectComponents } from '../../upstream/select.js';
 import { upstreamTags, type TagsReport } from '../../upstream/releases/tags.js';
 
