@@ -1,4 +1,5 @@
-import type { BuildFacts, Location } from './build-facts.js';
+import type { BuildFacts } from './build-facts.js';
+import type { Location } from './cmake-facts.js';
 import { byCodePoint } from '../../util/order.js';
 
 export type ChangeArea =

@@ -1,4 +1,5 @@
-import { isBuildFile, type Location } from './build-facts.js';
+import { isBuildFile } from './build-facts.js';
+import type { Location } from './cmake-facts.js';
 import { parseCMake } from './cmake-lexer.js';
 import type { SourceTree } from '../trees/source-tree.js';
 
