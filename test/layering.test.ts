@@ -31,6 +31,45 @@ const BUNDLED: Record<string, string> = { '@oclif/core': '#oclif', nunjucks: '#n
 /** Folders whose imports are narrower than their layer: distfiles/ only uses util/. */
 const ONLY: Record<string, string[]> = { 'distfiles/': ['util/', 'distfiles/'] };
 
+/**
+ * The rooms of src/upstream/, bottom to top, as docs/ARCHITECTURE.md draws them: a module may
+ * import its own room and the ranks below, never a rank above, nor a room beside it on its own
+ * rank (so there is no circle among rooms). The files directly in upstream/ sit on top: what the
+ * commands share. therock/ reads TheRock's pins; peers/ is where `upstream peer` lands (reading
+ * ::gentoo and Spack recipes, comparing them with the manifest's facts).
+ */
+const UPSTREAM_ROOMS: string[][] = [
+  ['trees/'],
+  ['facts/'],
+  ['replay/'],
+  ['releases/', 'evidence/', 'therock/', 'peers/'],
+  ['draft/'],
+  [''],
+];
+
+/** The room of a path under src/upstream/ ("upstream/facts/diff.ts" → "facts/"), with its rank; undefined outside upstream/ or in no room. */
+export function upstreamRoomOf(rel: string): { room: string; rank: number } | undefined {
+  if (!rel.startsWith('upstream/')) return undefined;
+  const inner = rel.slice('upstream/'.length);
+  const room = inner.includes('/') ? `${inner.split('/')[0]}/` : '';
+  const rank = UPSTREAM_ROOMS.findIndex((r) => r.includes(room));
+  return rank >= 0 ? { room, rank } : undefined;
+}
+
+/** What is wrong with an import between two modules of src/upstream/ (paths relative to src/), or undefined. */
+function upstreamViolation(rel: string, target: string, line: number, specifier: string): string | undefined {
+  if (!rel.startsWith('upstream/') || !target.startsWith('upstream/')) return undefined;
+  const from = upstreamRoomOf(rel);
+  const to = upstreamRoomOf(target);
+  const name = (r: { room: string }) => (r.room === '' ? 'upstream/' : `upstream/${r.room}`);
+  if (!from) return `src/${rel}:${line}: src/upstream/${rel.split('/')[1]}/ is in no room of upstream/: add it to UPSTREAM_ROOMS and docs/ARCHITECTURE.md`;
+  if (!to) return `src/${rel}:${line}: imports ${specifier} (src/${target}), which is in no room of upstream/`;
+  if (from.room === to.room) return undefined;
+  if (to.rank > from.rank) return `src/${rel}:${line}: imports ${specifier} (src/${target}) from ${name(from)}: ${name(to)} is above it, and lower rooms never import upper ones`;
+  if (to.rank === from.rank) return `src/${rel}:${line}: imports ${specifier} (src/${target}) from ${name(from)}: ${name(to)} is beside it, and rooms of one rank do not import each other (move what both need into a room below)`;
+  return undefined;
+}
+
 /** The layer of a path relative to src/ ("manifest/load.ts"): the longest member that matches. */
 export function layerOf(rel: string): number {
   let best = -1;
@@ -91,7 +130,7 @@ export function violation(rel: string, imp: Import): string | undefined {
   if (to > from) {
     return `src/${rel}:${imp.line}: imports ${imp.specifier} (src/${target}, layer "${LAYERS[to]!.name}") from layer "${LAYERS[from]!.name}": lower layers never import upper ones`;
   }
-  return undefined;
+  return upstreamViolation(rel, target, imp.line, imp.specifier);
 }
 
 function sourceFiles(dir: string, base = dir): string[] {
@@ -132,10 +171,66 @@ describe('import direction of src/', () => {
     assert.match(violation('bump/run.ts', { file: '', line: 1, specifier: '../cli/stack.js' }) ?? '', /layer "cli"\) from layer "workflows"/);
     assert.equal(layerOf('eclass/table.ts'), 2);
     assert.equal(layerOf('eclass/generate.ts'), LAYERS.findIndex((l) => l.name === 'I/O'));
-    assert.equal(layerOf('upstream/tags.ts'), WORKFLOWS);
+    assert.equal(layerOf('upstream/releases/tags.ts'), WORKFLOWS);
     assert.match(violation('commands/x.ts', { file: '', line: 1, specifier: '@oclif/core' }) ?? '', /import #oclif instead/);
     assert.match(violation('render/env.ts', { file: '', line: 1, specifier: 'nunjucks' }) ?? '', /import #nunjucks instead/);
     assert.equal(violation('render/env.ts', { file: '', line: 1, specifier: '#nunjucks' }), undefined);
+  });
+
+  it('finds an upstream/ room importing one above or beside it', () => {
+    const at = (rel: string, specifier: string) => violation(rel, { file: '', line: 3, specifier });
+    assert.equal(at('upstream/facts/diff.ts', '../trees/sources.js'), undefined);
+    assert.equal(at('upstream/facts/build-facts.ts', './cmake-facts.js'), undefined);
+    assert.equal(at('upstream/draft/derive.ts', '../therock/release.js'), undefined);
+    assert.equal(at('upstream/select.ts', './draft/derive.js'), undefined);
+    assert.equal(at('upstream/therock/release.ts', '../../model/version.js'), undefined);
+    assert.match(
+      at('upstream/trees/sources.ts', '../facts/build-facts.js') ?? '',
+      /^src\/upstream\/trees\/sources\.ts:3: imports \.\.\/facts\/build-facts\.js \(src\/upstream\/facts\/build-facts\.ts\) from upstream\/trees\/: upstream\/facts\/ is above it/,
+    );
+    assert.match(at('upstream/replay/replay.ts', '../evidence/check.js') ?? '', /upstream\/evidence\/ is above it/);
+    assert.match(at('upstream/evidence/check.ts', '../select.js') ?? '', /upstream\/ is above it/);
+    assert.match(at('upstream/evidence/check.ts', '../releases/tags.js') ?? '', /upstream\/releases\/ is beside it, and rooms of one rank do not import each other/);
+    assert.match(at('upstream/peers/compare.ts', '../therock/compare.js') ?? '', /is beside it/);
+    assert.match(at('upstream/misc/x.ts', '../trees/exec.js') ?? '', /src\/upstream\/misc\/ is in no room of upstream\//);
+    assert.deepEqual(upstreamRoomOf('upstream/facts/cmake-lexer.ts'), { room: 'facts/', rank: 1 });
+    assert.deepEqual(upstreamRoomOf('upstream/select.ts'), { room: '', rank: UPSTREAM_ROOMS.length - 1 });
+    assert.equal(upstreamRoomOf('bump/run.ts'), undefined);
+  });
+
+  it('every folder of src/upstream/ is a room with a rank', () => {
+    const folders = readdirSync(path.join(root, 'src', 'upstream'), { withFileTypes: true }).filter((e) => e.isDirectory());
+    assert.ok(folders.length >= 6, `only ${folders.length} folders under src/upstream/`);
+    for (const f of folders) assert.ok(upstreamRoomOf(`upstream/${f.name}/x.ts`), `src/upstream/${f.name}/ is in no room: add it to UPSTREAM_ROOMS and docs/ARCHITECTURE.md`);
+  });
+
+  it('no import circle among the modules of src/upstream/, type-only imports included', () => {
+    const src = path.join(root, 'src');
+    const files = sourceFiles(path.join(src, 'upstream')).map((f) => `upstream/${f}`);
+    const edges = new Map<string, string[]>();
+    for (const rel of files) {
+      const targets = importsOf(rel, readFileSync(path.join(src, rel), 'utf8'))
+        .filter((i) => i.specifier.startsWith('.'))
+        .map((i) => path.posix.normalize(path.posix.join(path.posix.dirname(rel), i.specifier)).replace(/\.js$/, '.ts'))
+        .filter((t) => t.startsWith('upstream/'));
+      edges.set(rel, targets);
+    }
+    // Depth-first search; a module met again while still on the path closes a circle.
+    const state = new Map<string, 'open' | 'done'>();
+    const circles: string[] = [];
+    const visit = (m: string, trail: string[]) => {
+      if (state.get(m) === 'done') return;
+      if (state.get(m) === 'open') {
+        circles.push([...trail.slice(trail.indexOf(m)), m].join(' → '));
+        return;
+      }
+      state.set(m, 'open');
+      for (const t of edges.get(m) ?? []) visit(t, [...trail, m]);
+      state.set(m, 'done');
+    };
+    for (const f of files) visit(f, []);
+    assert.ok(files.length > 30, `only ${files.length} files found under src/upstream/`);
+    assert.deepEqual(circles, []);
   });
 
   it('no module imports from a layer above its own', () => {
