@@ -4,7 +4,7 @@ import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
 import type { OverlayRepo } from './repo.js';
 import { gitEnvironment } from './run.js';
-import { clearJournal, settleWorktree, writeJournal } from './worktree.js';
+import { clearJournal, IndexUpdate, settleWorktree, writeJournal } from './worktree.js';
 
 export interface FileChange {
   /** Path relative to the repository root, with forward slashes. */
@@ -196,15 +196,25 @@ export class CommitBuilder {
 
   /**
    * Move `branchRef` from `oldTip` (undefined: the branch must not exist yet)
-   * to `newTip`, then bring the index and worktree along. The move is one
-   * compare-and-swap: if anything else moved the branch since the plan was
-   * made, nothing at all is touched, so another change's index and worktree
-   * stay as they are. A journal in the git directory records the move until
-   * the worktree is updated, so a run killed in between is completed by the
-   * next (`recoverInterrupted`).
+   * to `newTip`, with the index and worktree. The index and worktree go
+   * first, through a private index under git's own index lock (IndexUpdate),
+   * and only then does the branch move, in one compare-and-swap: a run killed
+   * at any step leaves the three agreeing, or the bump's changes staged on
+   * the old branch, never the new files staged as deleted. If anything else
+   * moved the branch since the plan was made, nothing is touched (or, moved
+   * in the milliseconds of the swap, everything is put back). A journal in
+   * the git directory records the landing until it is done, so a run killed
+   * midway is completed or undone by the next (`recoverInterrupted`).
    */
   async land(branchRef: string, oldTip: string | undefined, newTip: string, record?: { ref: string; old: string | undefined }): Promise<void> {
     await writeJournal(this.gitDir, { pid: process.pid, mode: 'commit', branch: branchRef, old: oldTip ?? null, new: newTip });
+    const moved = (cause: unknown) =>
+      new UserError(`${branchRef.replace(/^refs\/heads\//, '')} moved while the bump ran; nothing was changed. Run it again.`, ExitCode.overlayRefused, { cause: String(cause) });
+    await this.updateWorktree(oldTip, newTip, 'the worktree could not be updated, so the bump was undone; nothing was changed', async (update) => {
+      if ((await this.repo.head(branchRef)) !== oldTip) throw moved(`${branchRef} is no longer at ${oldTip ?? 'no commit'}`);
+      await update.checkout(oldTip, newTip);
+      await update.install();
+    });
     try {
       if (record && this.recordTip) {
         // One ref transaction: the record moves with the branch or not at all.
@@ -216,26 +226,10 @@ export class CommitBuilder {
         await this.repo.raw(['update-ref', '-m', 'rocm-ebuild: bump', branchRef, newTip, oldTip ?? '']);
       }
     } catch (err) {
-      await clearJournal(this.gitDir);
-      throw new UserError(
-        `${branchRef.replace(/^refs\/heads\//, '')} moved while the bump ran; nothing was changed. Run it again.`,
-        ExitCode.overlayRefused,
-        { cause: String(err) },
-      );
-    }
-    try {
-      // A two-tree merge: the worktree was clean at oldTip, so this cannot lose work.
-      await refreshIndex(this.repo);
-      await this.repo.raw(oldTip ? ['read-tree', '-m', '-u', oldTip, newTip] : ['read-tree', '-m', '-u', newTip]);
-    } catch (err) {
-      // The worktree could not be written (a directory turned read-only, a full disk): put everything back.
-      await this.repo.raw(oldTip ? ['update-ref', branchRef, oldTip, newTip] : ['update-ref', '-d', branchRef, newTip]);
-      if (record && this.recordTip) {
-        await this.repo.raw(record.old ? ['update-ref', record.ref, record.old, this.recordTip] : ['update-ref', '-d', record.ref, this.recordTip]);
-      }
+      // The branch moved between the check and the swap: the index and worktree go back to where they were.
       await settleWorktree(this.repo, this.gitDir, { old: oldTip ?? null, new: newTip }, 'old');
       await clearJournal(this.gitDir);
-      throw new UserError(`the worktree could not be updated, so the bump was undone; nothing was changed:\n${gitMessage(err)}`, ExitCode.overlayRefused);
+      throw moved(err);
     }
     await clearJournal(this.gitDir);
   }
@@ -243,19 +237,35 @@ export class CommitBuilder {
   /** Leave the changes of `newTip` in the worktree, uncommitted (--no-commit); the branch and index stay at `oldTip`. */
   async applyToWorktree(branchRef: string, oldTip: string | undefined, newTip: string, record?: { ref: string; old: string | undefined }): Promise<void> {
     await writeJournal(this.gitDir, { pid: process.pid, mode: 'worktree', branch: branchRef, old: oldTip ?? null, new: newTip });
-    try {
-      await refreshIndex(this.repo);
-      await this.repo.raw(oldTip ? ['read-tree', '-m', '-u', oldTip, newTip] : ['read-tree', '-m', '-u', newTip]);
-      // Unstage: the index goes back to HEAD (keeping the stat data of unchanged files), the files stay.
-      await this.repo.raw(oldTip ? ['read-tree', '-m', oldTip] : ['read-tree', '--empty']);
-    } catch (err) {
-      await settleWorktree(this.repo, this.gitDir, { old: oldTip ?? null, new: newTip }, 'old');
-      await clearJournal(this.gitDir);
-      throw new UserError(`the worktree could not be updated; nothing was changed:\n${gitMessage(err)}`, ExitCode.overlayRefused);
-    }
+    // The private index takes the new files and is dropped: the user's index never holds them (nothing staged).
+    await this.updateWorktree(oldTip, newTip, 'the worktree could not be updated; nothing was changed', async (update) => {
+      await update.checkout(oldTip, newTip);
+      await update.discard();
+    });
     // The texts are in the worktree, generated as recorded: a later bump compares the user's commit of them with this.
     if (record && this.recordTip) await this.repo.raw(['update-ref', record.ref, this.recordTip, record.old ?? '']);
     await clearJournal(this.gitDir);
+  }
+
+  /**
+   * Run `steps` on an IndexUpdate; when one fails (a directory turned
+   * read-only, a full disk, the branch moved), the index and worktree are
+   * put back at `oldTip`, the journal goes, and the error is the user's.
+   */
+  private async updateWorktree(oldTip: string | undefined, newTip: string, failed: string, steps: (update: IndexUpdate) => Promise<void>): Promise<void> {
+    let update: IndexUpdate | undefined;
+    try {
+      // read-tree trusts the index's stat data; the copy must carry fresh data.
+      await refreshIndex(this.repo);
+      update = await IndexUpdate.begin(this.repo, this.gitDir);
+      await steps(update);
+    } catch (err) {
+      await update?.discard();
+      if (update?.touched) await settleWorktree(this.repo, this.gitDir, { old: oldTip ?? null, new: newTip }, 'old');
+      await clearJournal(this.gitDir);
+      if (err instanceof UserError) throw err;
+      throw new UserError(`${failed}:\n${gitMessage(err)}`, ExitCode.overlayRefused);
+    }
   }
 }
 
