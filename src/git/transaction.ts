@@ -4,6 +4,7 @@ import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
 import type { OverlayRepo } from './repo.js';
 import { gitEnvironment } from './run.js';
+import { signedCommit } from './signing.js';
 import { clearJournal, IndexUpdate, settleWorktree, writeJournal } from './worktree.js';
 
 export interface FileChange {
@@ -90,7 +91,7 @@ export class CommitBuilder {
     parent: string | undefined,
     commits: CommitSpec[],
     signatures: Signatures,
-    options: { onCommit?: (done: number, total: number) => void; record?: RecordSpec } = {},
+    options: { onCommit?: (done: number, total: number) => void; record?: RecordSpec; sign?: boolean } = {},
   ): Promise<string> {
     this.started = true;
     const record = options.record && options.record.files.length > 0 ? options.record : undefined;
@@ -171,7 +172,28 @@ export class CommitBuilder {
     if (!tip || (record && !tips[1])) throw new Error(`git fast-import did not report the commits it made: ${stderr.trim()}`);
     this.recordTip = record ? tips[1] : undefined;
     await this.refuseEmptyCommits(parent, tip);
-    return tip;
+    return options.sign ? this.signAll(parent, tip, commits, signatures, record) : tip;
+  }
+
+  /**
+   * fast-import cannot sign: the same commits again, each on the signed one
+   * before it, signed by `git commit-tree -S` (signing.ts), with the trees
+   * fast-import built and the same messages, authors and dates. The
+   * unsigned ones stay unreferenced, for git's gc. Returns the signed tip.
+   */
+  private async signAll(parent: string | undefined, tip: string, commits: CommitSpec[], signatures: Signatures, record: RecordSpec | undefined): Promise<string> {
+    const range = parent ? [tip, '--not', parent] : [tip];
+    const trees = (await this.repo.raw(['log', '--reverse', '--format=%T', ...range])).trim().split('\n');
+    if (trees.length !== commits.length) throw new Error(`fast-import made ${trees.length} commits for ${commits.length}`);
+    let signed = parent;
+    for (const [i, c] of commits.entries()) {
+      signed = await signedCommit(this.repo, { tree: trees[i]!, parent: signed, message: c.message, ...signatures });
+    }
+    if (record && this.recordTip) {
+      const tree = (await this.repo.raw(['rev-parse', `${this.recordTip}^{tree}`])).trim();
+      this.recordTip = await signedCommit(this.repo, { tree, parent: record.parent, message: record.message, ...signatures });
+    }
+    return signed!;
   }
 
   /** Every new commit must change its parent's tree. */
