@@ -30,6 +30,7 @@ import {
 } from '../eclass/index.js';
 import { applyBugTrailers, commitMessage, parseBugRef, type BugRef } from '../git/messages.js';
 import { gitIdentity, gitIdentityAndSignatures, gitSignatures, OverlayRepo, type Identity, type Person } from '../git/repo.js';
+import { commitSigning, type CommitSigning } from '../git/signing.js';
 import { CommitBuilder, type CommitSpec } from '../git/transaction.js';
 import { OverlayLock } from '../git/lock.js';
 import { recoverInterrupted } from '../git/worktree.js';
@@ -143,6 +144,8 @@ export interface BumpResult {
   changes: PackageChange[];
   /** What bump could not decide alone and reports. */
   notes: string[];
+  /** Whether the commits are signed, with which key, and why. */
+  signing: CommitSigning;
   commits: { subject: string; files: string[] }[];
   distfiles: { name: string; status: string; size?: number }[];
   /** --dry-run: the distfiles the bump needs, how many the distdir holds (and their bytes), how many it would download. */
@@ -330,15 +333,17 @@ export async function runBump(o: BumpOptions): Promise<BumpResult> {
   if (!o.dryRun) {
     if (isRepo) await repo.branch(); // a detached HEAD is refused before anything is written
     identity = await gitIdentity(isRepo ? dir : await existingParent(dir));
-    if (isRepo) session = await Session.open(repo, o.warn);
   }
+  // Signed as git is configured to sign, or as layout.conf requires; refused here, with a test signature, if it cannot be done.
+  const signing = await commitSigning(dir, { repository: isRepo, commit: o.commit, dryRun: o.dryRun });
+  if (!o.dryRun && isRepo) session = await Session.open(repo, o.warn);
   try {
     if (session) {
       await repo.requireUnlockedIndex(session.gitDir);
       await repo.requireClean();
       await refuseIgnoredInputs(repo, scanned);
     }
-    return await bumpLocked(o, { dir, repo, isRepo, model, atoms: scanned, only, requested, identity, session });
+    return await bumpLocked(o, { dir, repo, isRepo, model, atoms: scanned, only, requested, identity, session, signing });
   } finally {
     await session?.close();
   }
@@ -362,6 +367,7 @@ interface Context {
   requested: MaintainerSetting | undefined;
   identity: Identity | undefined;
   session: Session | undefined;
+  signing: CommitSigning;
 }
 
 /** --bug/--closes as trailer refs; a value that is neither a bug number nor an https URL is refused. */
@@ -475,6 +481,7 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
         removedFiles: [],
       })),
     notes: warnings,
+    signing: ctx.signing,
     commits: [],
     distfiles: [],
   };
@@ -548,7 +555,7 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
       if (change) change.removedFiles = r.files;
       else result.changes.push({ atom: r.atom, version: works.find((w) => w.atom === r.atom)?.write?.version ?? '', discarded: [], removedFiles: r.files });
     }
-    const scaffold = await scaffoldCommits(plan, model, signer, year, creating ? maintainer.save : undefined, maintainer.maintainers);
+    const scaffold = await scaffoldCommits(plan, model, signer, year, creating ? maintainer.save : undefined, maintainer.maintainers, ctx.signing.sign);
     // ::gentoo's rocm.eclass stays unless these ebuilds use names it lacks: then the update is its own first commit.
     const eclassUpdate = gentoo && state.eclass !== undefined && state.eclass !== ourEclass ? gentooEclassUpdate(state.eclass, ourEclass, writes, signer, o.version) : undefined;
     if (eclassUpdate) {
@@ -580,6 +587,7 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
     const tip = await builder.build(planned, commits, fresh?.signatures ?? (await gitSignatures(dir)), {
       onCommit: (done, total) => o.progress.step(done, total, result.commits[done - 1]!.subject),
       record: { parent: recordAt, message: `rocm-ebuild: generated for ROCm ${o.version}\n`, files: recordFiles },
+      sign: ctx.signing.sign,
     });
     o.progress.done();
     session!.landing = true;
@@ -904,6 +912,8 @@ async function scaffoldCommits(
   year: number,
   settings: MaintainerSetting | undefined,
   maintainers: readonly { email: string; name?: string }[],
+  /** A new overlay says sign-commits = true when its commits are signed: the user's git signs them. */
+  signCommits: boolean,
 ): Promise<CommitSpec[]> {
   const commits: CommitSpec[] = [];
   const repoName = model.manifest.stack.repo_name;
@@ -918,7 +928,7 @@ async function scaffoldCommits(
         ),
         changes: [
           { path: 'profiles/repo_name', content: `${repoName}\n` },
-          { path: 'metadata/layout.conf', content: renderLayoutConf(repoName, false) },
+          { path: 'metadata/layout.conf', content: renderLayoutConf(repoName, signCommits) },
           ...(settings ? [{ path: SETTINGS_FILE, content: renderSettings(settings) }] : []),
         ],
       });

@@ -5,6 +5,7 @@ import { createProgress } from '../cli/progress.js';
 import { manifestFlag } from '../cli/stack.js';
 import { defaultManifestPath } from '../paths.js';
 import { runBump, type BumpResult } from '../bump/run.js';
+import { describeSigning } from '../git/signing.js';
 import { describeCounts, EVIDENCE_MEANING, levelRank } from '../model/evidence.js';
 import { compareVersions, withoutRevision } from '../model/version.js';
 import { checkOverlayPath } from '../overlay/paths.js';
@@ -32,6 +33,10 @@ export default class Bump extends BaseCommand {
       'the plan was made: interrupted at any point, even by SIGKILL, the branch is either as before or fully bumped, and the ' +
       'next run finishes or undoes what the interrupted one left in the worktree. Files bump writes are committed even where ' +
       'ignore rules match them. A refused overlay is left as it was.',
+    'Commits are signed the way your git signs them (commit.gpgSign, gpg.format openpgp or ssh, user.signingKey, gpg.program), ' +
+      'and always when metadata/layout.conf says sign-commits = true (::gentoo does): a test signature is made first, and when it ' +
+      'fails the bump is refused before anything is written. --dry-run says whether the commits will be signed, with which key. ' +
+      "A new overlay's layout.conf says sign-commits = true when your git signs commits, false otherwise.",
     'A release the overlay already holds is rendered again and compared with what was generated for it (bump records that ' +
       'on the ref refs/rocm-ebuild-generated, outside every commit): a package whose generated text changed gets the next ' +
       'revision (-r1), replacing the old one in the same commit, with the changed lines in the message; --dry-run shows the diff. ' +
@@ -47,7 +52,8 @@ export default class Bump extends BaseCommand {
     'Exit codes: 0 done (or nothing to do); 2 invalid manifest, unknown release or package name, bad flags, a downgrade ' +
       'without --allow-downgrade, --overlay or --distdir not a directory; 3 distfiles missing with --offline (nothing written); 4 overlay refused: dirty worktree, not a git ' +
       'repository, no git identity, detached HEAD, incompatible layout.conf, another run holds the lock, index.lock present, ' +
-      'ignored files where bump writes, read-only overlay or directory, a Manifest line that cannot be read, an ebuild changed by hand that would be lost, --drop-old on ::gentoo holding packages that left the release; 5 a download or verification failed (nothing written; what was fetched ' +
+      'ignored files where bump writes, read-only overlay or directory, a Manifest line that cannot be read, an ebuild changed by hand that would be lost, --drop-old on ::gentoo holding packages that left the release, ' +
+      'commits that must be signed while git cannot sign (nothing written); 5 a download or verification failed (nothing written; what was fetched ' +
       'stays in the distdir); 6 a generated ebuild failed the QA checks (nothing written). With --derive-from: 2 also ' +
       'when the draft does not validate (the draft stays in the manifest to be fixed; no ebuild is generated), 5 when ' +
       "AMD's release manifest (with --therock: TheRock) cannot be fetched.",
@@ -250,6 +256,7 @@ export default class Bump extends BaseCommand {
         if (d.files > 0) this.log(`distfiles: ${d.files} file${d.files === 1 ? '' : 's'}; ${d.present} already in ${d.distdir} (${mib(d.presentBytes)}), ${d.missing.length} to download`);
       }
       this.leftReport(r);
+      this.signingReport(r);
     } else if (r.commits.length === 0) {
       this.log(`${r.overlay} already holds ROCm ${r.version}: nothing to do`);
       this.leftReport(r);
@@ -258,6 +265,7 @@ export default class Bump extends BaseCommand {
       for (const c of r.commits) this.log(`  ${c.subject}`);
       this.changes(r, false);
       this.leftReport(r);
+      this.signingReport(r);
       this.log(
         r.committed
           ? `${r.commits.length} commit${r.commits.length === 1 ? '' : 's'} on ${r.branch} (${r.head?.slice(0, 12)}); review with: git -C ${r.overlay} log --stat`
@@ -269,6 +277,14 @@ export default class Bump extends BaseCommand {
       `${count('add')} to add, ${count('revbump')} revision bump${count('revbump') === 1 ? '' : 's'}, ${count('keep')} kept, ${count('drop')} dropped` +
         (r.left.length ? `; ${r.left.length} package${r.left.length === 1 ? '' : 's'} left ROCm ${r.version} (${gone} removed)` : ''),
     );
+  }
+
+  /** Signed or not, with which key and why; what a new overlay's layout.conf says of it; on a dry run, why a real run would refuse. */
+  private signingReport(r: BumpResult): void {
+    const creating = r.scaffold.some((s) => s.what === 'repository' && s.action === 'add');
+    const layout = creating ? `; the new overlay's metadata/layout.conf says sign-commits = ${r.signing.sign}` : '';
+    this.log(`${describeSigning(r.signing)}${layout}`);
+    if (r.signing.problem) this.warn(r.signing.problem);
   }
 
   /** Why a package that left is kept, by what it holds: only older versions, only newer ones (or 9999), or both. */

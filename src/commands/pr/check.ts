@@ -27,7 +27,10 @@ Bug:/Closes: as https URLs, Signed-off-by for author and committer (GLEP 76); fo
 the copyright year of added ebuilds is the commit's year, no RDEPEND/EAPI/SLOT change without a revision
 bump, every SRC_URI distfile has its DIST line, no DIST line changed for an unchanged file name; and every
 ebuild added or changed passes lint (rocm-ebuild's checks, bash -n, shellcheck). Keywords are pkgcheck's where
-it has the check, with its levels.
+it has the check, with its levels. Where metadata/layout.conf says sign-commits = true (::gentoo), every commit
+must be signed and its signature must verify with your keyring (or gpg.ssh.allowedSignersFile): UnsignedCommit
+and BadCommitSignature are errors, a signature that cannot be checked here is an UnverifiedCommitSignature
+warning; pkgcheck has no signature check, so these names are rocm-ebuild's.
 
 When pkgcheck is on PATH, \`pkgcheck scan --commits A..B -c +GitCommitMessageCheck,+GitPkgCommitsCheck
 -R JsonReporter\` runs too and its results are folded in, marked as pkgcheck's. Without it, the report says
