@@ -204,11 +204,12 @@ describe('rules real pkgcheck and Portage taught us', () => {
     assert.equal(r!.line, 6);
     assert.equal(
       r!.message,
-      "LLVM_COMPAT=( 23 ) needs llvm_slot_23, which ::gentoo masks (profiles): Portage refuses the package until \"sci-libs/rocPRIM -llvm_slot_23\" is in /etc/portage/profile/package.use.mask (or \"-llvm_slot_23\" in /etc/portage/profile/use.mask for every package)",
+      "LLVM_COMPAT=( 23 ) needs llvm_slot_23, which ::gentoo masks (profiles/base/use.mask): Portage refuses the package until \"sci-libs/rocPRIM -llvm_slot_23\" is in /etc/portage/profile/package.use.mask (or \"-llvm_slot_23\" in /etc/portage/profile/use.mask for every package)",
     );
     // One unmasked slot is enough: llvm-r2 enables the newest stable one by default.
     assert.deepEqual(await keywords(withLlvm('( {22..23} )')), []);
     assert.deepEqual(await keywords(withLlvm('( 22 )')), []);
+    assert.deepEqual(await keywords(withLlvm('( 23 24 )')), ['MaskedLlvmSlot']);
     // The data decides: once ::gentoo unmasks 23, nothing is said.
     assert.deepEqual(await keywords(withLlvm('( 23 )'), { gentooMasks: { file: 'x', llvmSlots: [] } }), []);
     // Without llvm-r2, LLVM_COMPAT means nothing to Portage.
