@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { projectRoot } from '../src/paths.js';
 import {
   eclassGlobals,
   loadTargetTable,
   parseRocmVersion,
+  parseTargetTable,
   policyFor,
+  spliceEclassTable,
   PolicyError,
   type PolicyMatch,
   type TargetTable,
@@ -187,6 +191,38 @@ describe('policyFor agrees with rocm.eclass', function () {
     const line = policyFor(table, '6.1');
     assert.deepEqual(line.line.map((p) => p.series), ['6.1', '6.2', '6.3', '6.4.0-6.4.2', '6.4.3+']);
     assert.ok(line.policy.optional.includes('gfx906') && line.policy.defaultOn.includes('gfx1201'));
+  });
+
+  it('agrees on a table whose oldest line is several series long: a version before it takes the whole line, with a QA notice', function () {
+    // The shipped table without 5.7, so that 6.0 to 6.4.3+ (one line) is the oldest; live on 6.2.
+    const text = readFileSync(path.join(projectRoot, 'manifest', 'targets.yaml'), 'utf8')
+      .replace(/  - series: "5\.7"\n(    .*\n)+/, '')
+      .replace(/^live: .*$/m, 'live: "6.2"');
+    const synthetic = parseTargetTable(text, 'targets.yaml');
+    assert.equal(synthetic.policies[0]!.series, '6.0');
+    const dir = mkdtempSync(path.join(tmpdir(), 'rocm-ebuild-policy-'));
+    try {
+      writeFileSync(path.join(dir, 'rocm.eclass'), spliceEclassTable(readFileSync(path.join(projectRoot, 'eclass', 'rocm.eclass'), 'utf8'), synthetic));
+      const versions = ['5.1', '5.1.0', '9999', '6.3', '6.5', '7.5'];
+      const script = [
+        `source ${JSON.stringify(path.join(projectRoot, 'test', 'eclass', 'tests-common.sh'))} || exit 1`,
+        `TESTS_ECLASS_SEARCH_PATHS=( ${JSON.stringify(dir)} )`,
+        'for v in "$@"; do ( ROCM_VERSION=${v}; inherit rocm 2>/dev/null; printf "%s\\t%s\\t%s\\n" "${v}" "${_ROCM_POLICY}" "$(sed -n "s/^eqawarn: //p" "${STUB_LOG}" | head -n 1)" ); stub_log_reset; done',
+      ].join('\n');
+      const r = spawnSync('bash', ['-c', script, 'probe', ...versions], { encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      const got = r.stdout.trim().split('\n').map((l) => l.split('\t'));
+      const expected = versions.map((v) => {
+        const m = policyFor(synthetic, v);
+        return [v, m.policy.series, m.notice ?? ''];
+      });
+      assert.deepEqual(got, expected);
+      assert.deepEqual(expected[0], ['5.1', '6.0 6.1 6.2 6.3 6.4.0-6.4.2 6.4.3+', 'ROCM_VERSION=5.1 is older than the AMDGPU target table of rocm.eclass; using the targets of ROCm 6.0 and the releases after it.']);
+      assert.equal(expected[1]![1], '6.0', 'X.Y.Z is one series even before the table');
+      assert.equal(expected[2]![1], '6.2 6.3 6.4.0-6.4.2 6.4.3+', '9999 reads as the X.Y of the live series');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a subset disjoint from the policy fails in both', function () {
