@@ -158,7 +158,7 @@ describe('rocm.eclass gives each ::gentoo consumer what ::gentoo gives it', func
 
   for (const c of consumers) {
     const version = c.rocm_skip_globals ? undefined : c.rocm_version === '${PV}' ? fixtureOf(c).pv : c.rocm_version!;
-    const title = `${c.atom} (${c.kind === 'ebuild' ? c.ebuild : c.ebuild}): ${c.rocm_skip_globals ? 'ROCM_SKIP_GLOBALS=1' : `ROCM_VERSION=${c.rocm_version}`}`;
+    const title = `${c.atom} (${c.ebuild}): ${c.rocm_skip_globals ? 'ROCM_SKIP_GLOBALS=1' : `ROCM_VERSION=${c.rocm_version}`}`;
 
     it(title, async function () {
       const { file } = fixtureOf(c);
