@@ -2,7 +2,9 @@ import { Args, Flags } from '#oclif';
 import path from 'node:path';
 import { BaseCommand } from '../cli/base-command.js';
 import { createProgress } from '../cli/progress.js';
-import { manifestFlag } from '../cli/stack.js';
+import { loadManifestOrFail, manifestFlag, stackFor } from '../cli/stack.js';
+import { maskedLlvmText } from '../manifest/gentoo-masks.js';
+import { maskedLlvmOfRelease } from '../model/llvm-masks.js';
 import { defaultManifestPath } from '../paths.js';
 import { runBump, type BumpResult } from '../bump/run.js';
 import { describeSigning } from '../git/signing.js';
@@ -215,6 +217,10 @@ export default class Bump extends BaseCommand {
     if (!json) {
       this.report(result);
       this.warnEvidence(result);
+      // Packages an LLVM slot ::gentoo's profiles mask holds back, with the local setting that lifts the mask.
+      const added = result.packages.filter((p) => p.action === 'add' || p.action === 'revbump').map((p) => p.atom);
+      const model = added.length ? await stackFor(await loadManifestOrFail(flags.manifest), args.version) : undefined;
+      for (const line of model ? maskedLlvmText(maskedLlvmOfRelease(model, added)) : []) this.log(line);
     }
     return result;
   }

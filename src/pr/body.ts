@@ -12,6 +12,7 @@ import { TEMPLATES, type TemplateName } from './templates.js';
 import type { PrResult } from './types.js';
 import { byCodePoint } from '../util/order.js';
 import { markdownCode, markdownText, plainLine } from '../util/printable.js';
+import { describeMaskedLlvmNeeds, llvmCompatSlots, maskedLlvmNeeds, type LlvmCompatOf } from '../manifest/gentoo-masks.js';
 
 /**
  * The pull request's text, in the shape ROCm stack pull requests to ::gentoo
@@ -56,6 +57,8 @@ export interface BodyData {
   eclassUpdates: BodyData['notes']['eclasses'];
   notes: {
     llvm: { slots: string; ebuilds: number }[];
+    /** Added versions whose LLVM_COMPAT names only slots ::gentoo's profiles mask, and the local settings that lift the mask. */
+    llvmMasked?: NonNullable<ReturnType<typeof describeMaskedLlvmNeeds>> & { packages: string[] };
     targets?: { newFile: boolean; added: TargetChange[]; removed: TargetChange[]; changed: TargetChange[] };
     eclasses: { eclass: string; status: 'new' | 'changed' | 'removed'; added: number; removed: number; summaries: string[] }[];
     /** Where sources moved, the LLVM slot the replaced versions had, and each added version's evidence. */
@@ -225,6 +228,7 @@ export async function gatherBody(ctx: RangeContext, report: CheckReport, options
 
   // Technical notes: LLVM slots of the ebuilds as they end up, targets, eclasses.
   const slots = new Map<string, number>();
+  const compatOf: LlvmCompatOf[] = [];
   for (const a of added) {
     const pn = a.atom.split('/')[1]!;
     for (const v of a.versions) {
@@ -234,9 +238,13 @@ export async function gatherBody(ctx: RangeContext, report: CheckReport, options
       if (!compat) continue;
       const value = compat.raw.replace(/^\(\s*|\s*\)$/g, '').split(/\s+/).filter(Boolean).join(' ');
       slots.set(value, (slots.get(value) ?? 0) + 1);
+      compatOf.push({ atom: a.atom, version: v, slots: llvmCompatSlots(compat.raw) });
     }
   }
   const llvm = [...slots].map(([s, ebuilds]) => ({ slots: s, ebuilds })).sort((a, b) => b.ebuilds - a.ebuilds);
+  const maskedNeeds = maskedLlvmNeeds(compatOf);
+  const masked = describeMaskedLlvmNeeds(maskedNeeds);
+  const llvmMasked = masked && { ...masked, packages: [...new Set(maskedNeeds.map((n) => n.atom))] };
 
   let targets: BodyData['notes']['targets'];
   const descBefore = base ? await objects.text(`${base}:${TARGETS_DESC}`) : undefined;
@@ -273,7 +281,7 @@ export async function gatherBody(ctx: RangeContext, report: CheckReport, options
     packages: { added, dropped, removed, notAdded, ...(release && options.manifest?.stack.releases[release] ? { projectList: options.manifest.stack.projects?.[release] !== undefined } : {}) },
     other,
     eclassUpdates: eclasses.filter((e) => report.results.some((r) => r.keyword === 'EclassChange' && r.eclass === `${e.eclass}.eclass`)),
-    notes: { llvm, ...(targets ? { targets } : {}), eclasses, release: releaseNotes },
+    notes: { llvm, ...(llvmMasked ? { llvmMasked } : {}), ...(targets ? { targets } : {}), eclasses, release: releaseNotes },
     qa: {
       commits: report.range.commits,
       ebuilds: report.ebuildsLinted,
@@ -410,6 +418,13 @@ export function renderBody(d: BodyData): string {
   const r = d.notes.release;
   const was = r.llvmBefore.length ? ` (the versions they replace had ${r.llvmBefore.map((l) => markdownCode(`( ${l.slots} )`)).join(', ')})` : '';
   for (const l of d.notes.llvm) notes.push(`LLVM: ${markdownCode(`LLVM_COMPAT=( ${l.slots} )`)} in ${l.ebuilds} ebuild${l.ebuilds === 1 ? '' : 's'}${was}: Gentoo's LLVM/clang, not AMD's fork.`);
+  const m = d.notes.llvmMasked;
+  if (m) {
+    const lines = [...m.settings.perPackage.lines.map((l) => `  ${l}`)];
+    notes.push(
+      `Masked LLVM slot: ${markdownText(m.summary)} To install ${m.packages.length === 1 ? 'it' : 'them'}, add to ${markdownCode(m.settings.perPackage.file)}:\n\n  \`\`\`\n${lines.map((l) => `  ${plainLine(l.trim())}`).join('\n')}\n  \`\`\`\n\n  or ${m.settings.everywhere.lines.map(markdownCode).join(' ')} to ${markdownCode(m.settings.everywhere.file)} for every package.`,
+    );
+  }
   if (r.stream) {
     notes.push(
       `Release stream: ${markdownText(r.stream.label)} (${markdownCode(r.stream.tag)} for ${markdownText(r.stream.release)}); the versions replaced came from the ${markdownText(r.stream.from.label)} stream (${markdownCode(r.stream.from.tag)}).`,
