@@ -24,8 +24,8 @@ export interface CompletionCommand {
 /**
  * Words that come from the stack manifest, not from the commands: release
  * versions and package names. The script asks `rocm-ebuild completion --words
- * KIND` for them (with the --manifest the command line names) once per shell
- * session and manifest, and keeps the answer: the first TAB costs one run of
+ * KIND` for them (with the --manifest the command line names) once per kind
+ * and manifest in a running shell, and keeps the answer: the first TAB costs one run of
  * rocm-ebuild, the next ones nothing.
  */
 export const WORD_KINDS = ['releases', 'packages'] as const;

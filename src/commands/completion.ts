@@ -11,7 +11,7 @@ export default class Completion extends BaseCommand {
     'Completes commands and topics, the flags of each command and the values of flags with a fixed set ' +
     '(e.g. graph --format); release versions (bump VERSION, --version, --derive-from) and package names ' +
     "(render ATOM, bump's packages, lint, test) from the stack manifest, the one --manifest names on the command " +
-    'line or the default one, asked of rocm-ebuild once per shell session; a flag that takes a path completes ' +
+    'line or the default one, asked of rocm-ebuild once in each shell; a flag that takes a path completes ' +
     'file names. The script is made from the commands of this rocm-ebuild, so load it again after an upgrade. ' +
     'Exit codes: 0 printed, 2 unknown shell, or a manifest that does not validate (--words).';
 

@@ -290,7 +290,7 @@ describe('the command line as a person at a terminal meets it', function () {
       assert.deepEqual(overlay, [], 'a path is the shell\'s to complete');
     });
 
-    it('asks rocm-ebuild once per shell session and manifest, and follows --manifest on the command line', () => {
+    it('asks rocm-ebuild once per kind and manifest in a running shell, and follows --manifest on the command line', () => {
       const words = execFileSync(
         'bash',
         [
