@@ -18,6 +18,8 @@ const REQUIRED = [
   { command: 'shellcheck', debian: 'shellcheck', why: 'lint of the generated ebuilds, the eclass and the container script' },
   { command: 'xmllint', debian: 'libxml2-utils', why: "metadata.xml against Gentoo's DTD" },
   { command: 'openssl', debian: 'openssl', why: 'the HTTPS download tests (a test certificate)' },
+  { command: 'gpg', debian: 'gnupg', why: 'signed commits (a key in a temporary GNUPGHOME)' },
+  { command: 'ssh-keygen', debian: 'openssh-client', why: 'commits signed with an SSH key' },
   { command: 'groff', debian: 'groff-base', why: 'the man page' },
 ];
 
