@@ -1,6 +1,7 @@
 import { Args, Flags } from '#oclif';
 import path from 'node:path';
 import { BaseCommand } from '../cli/base-command.js';
+import { CONFIG_DISPLAY, settingFlagOptions } from '../cli/user-defaults.js';
 import { createProgress } from '../cli/progress.js';
 import { loadManifestOrFail, manifestFlag, stackFor } from '../cli/stack.js';
 import { maskedLlvmText } from '../manifest/gentoo-masks.js';
@@ -8,7 +9,9 @@ import { maskedLlvmOfRelease } from '../model/llvm-masks.js';
 import { defaultManifestPath } from '../paths.js';
 import { runBump, type BumpResult } from '../bump/run.js';
 import { describeSigning } from '../git/signing.js';
-import { describeCounts, EVIDENCE_MEANING, levelRank } from '../model/evidence.js';
+import { describeCounts, EVIDENCE_MEANING, LEVELS, levelRank, type EvidenceLevel } from '../model/evidence.js';
+import { hasTool } from '../lint/external-tools.js';
+import { notice, verbosity } from '../util/terminal.js';
 import { compareVersions, withoutRevision } from '../model/version.js';
 import { checkOverlayPath } from '../overlay/paths.js';
 import { createProgress as createDistfileProgress } from '../distfiles/index.js';
@@ -71,6 +74,10 @@ export default class Bump extends BaseCommand {
       description: 'Use only distfiles already on disk, and drop the older versions of the stack',
       command: '<%= config.bin %> <%= command.id %> 6.2.2 --overlay ~/rocm-overlay --distdir /var/cache/distfiles --offline --drop-old',
     },
+    {
+      description: 'Offline: list the distfiles the distdir lacks (name, then URLs) to fetch where there is network, then bump with --offline',
+      command: '<%= config.bin %> <%= command.id %> 6.2.2 --overlay ~/rocm-overlay --list-distfiles > distfiles.txt',
+    },
     { description: 'Write the files but leave committing to you', command: '<%= config.bin %> <%= command.id %> 6.2.2 --overlay ~/rocm-overlay --no-commit' },
     {
       description: 'Bump two packages alone; nothing else in the overlay is touched',
@@ -105,7 +112,7 @@ export default class Bump extends BaseCommand {
   };
 
   static override flags = {
-    overlay: Flags.string({ char: 'o', description: 'the overlay (a git repository; created when missing)', required: true, helpValue: 'DIR' }),
+    overlay: Flags.string({ char: 'o', description: `the overlay (a git repository; created when missing) (default: overlay in ${CONFIG_DISPLAY})`, required: true, helpValue: 'DIR', ...settingFlagOptions('overlay') }),
     manifest: manifestFlag,
     distdir: Flags.string({ description: "where distfiles are found and downloaded to (default: $DISTDIR, else Portage's DISTDIR (portageq, or make.conf), else ~/.cache/rocm-ebuild/distfiles)", helpValue: 'DIR' }),
     offline: Flags.boolean({ description: 'do not download: use only what the distdir holds (exit 3 listing what is missing)' }),
@@ -131,6 +138,11 @@ export default class Bump extends BaseCommand {
     'allow-downgrade': Flags.boolean({ description: 'add a release older than versions the overlay holds (refused otherwise)' }),
     'discard-local': Flags.boolean({ description: 'drop or supersede ebuilds changed by hand even where the change cannot be carried to the new ebuild (refused otherwise, with the change shown)' }),
     'dry-run': Flags.boolean({ char: 'n', description: 'print the plan; change nothing' }),
+    'list-distfiles': Flags.boolean({
+      description:
+        'print the distfiles the bump needs that the distdir lacks, one per line: the file name, then its URLs (each --mirror first, then upstream), for curl or wget where there is network, before an --offline bump; changes nothing',
+      exclusive: ['derive-from', 'no-commit'],
+    }),
     'no-commit': Flags.boolean({ description: 'write the changes into the worktree without committing' }),
     'derive-from': Flags.string({
       description:
@@ -163,11 +175,17 @@ export default class Bump extends BaseCommand {
     const packages = (argv as string[]).slice(1);
     const json = this.jsonEnabled();
     // A wrong --overlay is one line before any work, drafting a release included.
-    await checkOverlayPath(path.resolve(flags.overlay), { create: !flags['dry-run'] });
+    // Listing what to fetch is a dry run that prints only the list.
+    const dryRun = flags['dry-run'] || flags['list-distfiles'];
+    await checkOverlayPath(path.resolve(flags.overlay), { create: !dryRun });
     // Where distfiles go: --distdir, DISTDIR (the environment, else Portage's configuration), else the cache.
     // A distdir that can never hold a file is refused before any work (a dry run uses none).
-    const settings = await distfileSettings({ distdir: flags.distdir, mirror: flags.mirror, offline: flags.offline }, { check: !flags['dry-run'] });
-    if (!json) process.stderr.write(`distdir: ${settings.distdir} (${settings.distdirFrom}); mirrors: ${settings.mirrorsFrom}\n`);
+    const settings = await distfileSettings({ distdir: flags.distdir, mirror: flags.mirror, offline: flags.offline }, { check: !dryRun });
+    if (!json) notice(`distdir: ${settings.distdir} (${settings.distdirFrom}); mirrors: ${settings.mirrorsFrom}`);
+    // What the ebuilds are checked with before anything is written: said before the work, where it can still be acted on.
+    if (!json && !dryRun && !hasTool('shellcheck')) {
+      this.warn('shellcheck is not installed: the ebuilds are checked with bash -n and rocm-ebuild\'s own checks only (Debian: apt-get install shellcheck; `rocm-ebuild lint --overlay` runs it once installed)');
+    }
     if (flags['derive-from']) {
       // Imported here: the upstream code (and the YAML library it writes drafts with) is 60 ms of loading a plain bump does not need.
       const { deriveForBump } = await import('../upstream/draft/derive.js');
@@ -200,7 +218,7 @@ export default class Bump extends BaseCommand {
       allowDowngrade: flags['allow-downgrade'],
       discardLocal: flags['discard-local'],
       separateDrops: flags['separate-drops'],
-      dryRun: flags['dry-run'],
+      dryRun,
       commit: !flags['no-commit'],
       ...(flags.maintainer !== undefined ? { maintainer: flags.maintainer } : {}),
       ...(flags.jobs ? { jobs: flags.jobs } : {}),
@@ -214,6 +232,11 @@ export default class Bump extends BaseCommand {
       distfileProgress: createDistfileProgress({ quiet: json }),
       warn: (m) => (json ? process.stderr.write(`warning: ${m}\n`) : this.warn(m)),
     });
+    if (flags['list-distfiles']) {
+      const list = missingDistfiles(result, flags.mirror ?? []);
+      if (!json) for (const d of list) process.stdout.write(`${[d.name, ...d.urls].join(' ')}\n`);
+      return { ...result, missingDistfiles: list };
+    }
     if (!json) {
       this.report(result);
       this.warnEvidence(result);
@@ -225,13 +248,29 @@ export default class Bump extends BaseCommand {
     return result;
   }
 
-  /** Packages whose facts nothing checked: said after the plan or the commits, where the reader looks next. (--json carries the evidence instead.) */
+  /**
+   * How far the facts of the packages this bump adds were checked, said once: a line when they rest on a
+   * peer's recipe or the tags, one warning naming the packages when not. Only the added ones count: a bump of
+   * hip alone is not about the 47 other packages of its release. (--json carries the evidence instead.)
+   */
+  private addedEvidence(r: BumpResult): { level: EvidenceLevel; counts: Record<EvidenceLevel, number>; weakest: string[] } | undefined {
+    const added = r.packages.filter((p) => p.action === 'add' && p.evidence !== undefined);
+    if (added.length === 0) return undefined;
+    const counts: Record<EvidenceLevel, number> = { none: 0, pin: 0, peer: 0, tag: 0 };
+    for (const p of added) counts[p.evidence!]++;
+    const level = LEVELS.find((l) => counts[l] > 0)!;
+    return { level, counts, weakest: added.filter((p) => p.evidence === level).map((p) => p.atom).sort() };
+  }
+
   private warnEvidence(r: BumpResult): void {
-    const e = r.evidence;
-    if (levelRank(e.level) >= levelRank('peer') || !r.packages.some((p) => p.action === 'add')) return;
+    const e = this.addedEvidence(r);
+    if (!e || levelRank(e.level) >= levelRank('peer')) return;
     const few = e.weakest.slice(0, 6).join(', ') + (e.weakest.length > 6 ? `, and ${e.weakest.length - 6} more` : '');
+    const added = Object.values(e.counts).reduce((a, b) => a + b, 0);
+    const release = Object.values(r.evidence.counts).reduce((a, b) => a + b, 0);
+    const whose = added === release ? `ROCm ${r.version}'s evidence` : `the evidence of the ${added === 1 ? 'package' : `${added} packages`} added`;
     this.warn(
-      `ROCm ${r.version}'s evidence is ${e.level} (${describeCounts(e.counts)}): the facts of ${few} were checked neither at the upstream tag nor against another packager's recipe; review those ebuilds (rocm-ebuild render ATOM --version ${r.version} says what each rests on)`,
+      `${whose} is ${e.level} (${describeCounts(e.counts)}): the facts of ${few} were checked neither at the upstream tag nor against another packager's recipe; review those ebuilds (rocm-ebuild render ATOM --version ${r.version} says what each rests on)`,
     );
   }
 
@@ -240,7 +279,9 @@ export default class Bump extends BaseCommand {
     const who = r.maintainer.maintainers.map((m) => `${m.name ? `${m.name} ` : ''}<${m.email}>`).join(', ');
     const types = [...new Set(r.maintainer.maintainers.map((m) => m.type))].join('/');
     if (count('add') > 0) this.log(`metadata.xml maintainer: ${who} (${types}, ${r.maintainer.source})`);
-    if (count('add') > 0) this.log(`evidence: ${r.evidence.level}, the weakest of the release's packages (${describeCounts(r.evidence.counts)}): ${EVIDENCE_MEANING[r.evidence.level]}`);
+    // A weak level is the warning's to say (once, after the plan); a strong one is said here.
+    const e = this.addedEvidence(r);
+    if (e && levelRank(e.level) >= levelRank('peer')) this.log(`evidence: ${e.level}, the weakest of the packages added (${describeCounts(e.counts)}): ${EVIDENCE_MEANING[e.level]}`);
     if (r.dryRun) {
       this.log(`ROCm ${r.version} → ${r.overlay} (dry run: nothing written)`);
       const names: Record<string, string> = {
@@ -269,7 +310,8 @@ export default class Bump extends BaseCommand {
       return;
     } else {
       for (const c of r.commits) this.log(`  ${c.subject}`);
-      this.changes(r, false);
+      // The diffs a dry run shows, with --verbose on a real run too (the commit messages hold the changed lines).
+      this.changes(r, verbosity() === 'verbose');
       this.leftReport(r);
       this.signingReport(r);
       this.log(
@@ -337,4 +379,19 @@ export default class Bump extends BaseCommand {
       if (c.removedFiles.length) this.log(`  ${c.atom}: removed ${c.removedFiles.map((f) => `files/${f}`).join(', ')}: no remaining ebuild uses ${c.removedFiles.length === 1 ? 'it' : 'them'}`);
     }
   }
+}
+
+/**
+ * The distfiles a planned bump would download, each with where to get it: the
+ * flat --mirror directories first (name appended), then the upstream URLs of
+ * the ebuilds' SRC_URI. File names and URLs hold no spaces (SRC_URI is
+ * space-separated too), so one line per file splits safely.
+ */
+export function missingDistfiles(r: BumpResult, mirrors: readonly string[]): { name: string; urls: string[] }[] {
+  const missing = new Set(r.download?.missing ?? []);
+  const byName = new Map<string, string[]>();
+  for (const p of r.packages) for (const d of p.distfiles) if (missing.has(d.name) && !byName.has(d.name)) byName.set(d.name, d.urls);
+  return [...byName]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, urls]) => ({ name, urls: [...mirrors.map((m) => `${m.replace(/\/+$/, '')}/${encodeURIComponent(name)}`), ...urls] }));
 }

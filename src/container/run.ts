@@ -68,6 +68,8 @@ export interface PlannedContainer {
   /** Absent when running in place. */
   run?: RunSpec;
   argv: string[];
+  /** --dry-run: the GPU is a stand-in for one this host lacks. */
+  standIn?: boolean;
 }
 
 /** Everything prepareRun decided. */
@@ -195,7 +197,7 @@ export async function prepareRun(options: TestOptions): Promise<PreparedRun> {
   if (noGpu && options.gpus.length > 1) throw new UserError('--gpu none cannot be combined with other --gpu values', ExitCode.invalidInput);
   const devices = await checkedDeviceTable(deviceTablePath(model.manifest.targetsFile)).catch(() => undefined);
   const topology = await readTopology(roots, devices);
-  const { selected, notes } = noGpu ? { selected: [], notes: [] as string[] } : selectGpus(topology, options.gpus, model.release.policy, model.release.version);
+  const { selected, notes } = noGpu ? { selected: [], notes: [] as string[] } : selectGpus(topology, options.gpus, model.release.policy, model.release.version, { dryRun: options.dryRun });
   notes.push(...treeNotes);
 
   let engine: EngineInfo;
@@ -222,8 +224,8 @@ export async function prepareRun(options: TestOptions): Promise<PreparedRun> {
   const runId = randomBytes(3).toString('hex');
   const shardEnv: Record<string, string> = options.shard ? { GTEST_SHARD_INDEX: String(options.shard.index - 1), GTEST_TOTAL_SHARDS: String(options.shard.total) } : {};
   const usableGpus = topology.gpus.filter((g) => usable(topology, g));
-  const targets: { gpu: Gpu | null; label: string }[] = noGpu ? [{ gpu: null, label: NO_GPU_LABEL }] : selected;
-  const containers = targets.map(({ gpu, label }) => {
+  const targets: { gpu: Gpu | null; label: string; standIn?: boolean }[] = noGpu ? [{ gpu: null, label: NO_GPU_LABEL }] : selected;
+  const containers = targets.map(({ gpu, label, standIn }) => {
     const render = gpu?.render ?? null;
     const gids = gpu ? [...new Set([topology.kfd.gid, render!.gid].filter((g): g is number => g !== null))] : [];
     const reportDir = path.join(reportRoot, label);
@@ -235,7 +237,7 @@ export async function prepareRun(options: TestOptions): Promise<PreparedRun> {
       gfx: gpu?.gfx ?? null,
       paths,
       // In place the job's container may see every GPU of its machine: the runtime is told which one is ours.
-      testEnv: { ...(inPlace && gpu ? { ROCR_VISIBLE_DEVICES: String(usableGpus.indexOf(gpu)) } : {}), ...shardEnv },
+      testEnv: { ...(inPlace && gpu ? { ROCR_VISIBLE_DEVICES: String(standIn ? 0 : usableGpus.indexOf(gpu)) } : {}), ...shardEnv },
       repoName,
       jobs: options.jobs,
       timeoutSeconds: options.timeoutSeconds,
@@ -244,7 +246,8 @@ export async function prepareRun(options: TestOptions): Promise<PreparedRun> {
       userpriv: !engine.rootless,
     };
     const name = inPlace ? `in-place-${label}` : `rocm-ebuild-${model.release.version.replace(/\./g, '')}-${label}-${runId}`;
-    if (inPlace) return { label, gpu, name, reportDir, job, argv: ['/bin/sh', path.join(paths.setup, 'run.sh')] };
+    const shown = standIn ? { standIn } : {};
+    if (inPlace) return { label, gpu, name, reportDir, job, argv: ['/bin/sh', path.join(paths.setup, 'run.sh')], ...shown };
     const run: RunSpec = {
       engine: engine.name as EngineName,
       name,
@@ -275,7 +278,7 @@ export async function prepareRun(options: TestOptions): Promise<PreparedRun> {
     } catch (err) {
       throw new UserError((err as Error).message, ExitCode.invalidInput);
     }
-    return { label, gpu, name, reportDir, job, run, argv };
+    return { label, gpu, name, reportDir, job, run, argv, ...shown };
   });
   return { plan, topology, engine, containers, notes, pkgdir, distdir };
 }
@@ -316,7 +319,8 @@ export async function runTests(options: TestOptions): Promise<TestRunResult> {
       label: c.label,
       name: c.name,
       gfx: c.job.gfx,
-      gpu: c.gpu?.index ?? null,
+      // A stand-in is no GPU of this host: it has no index to name.
+      gpu: c.standIn ? null : (c.gpu?.index ?? null),
       reportDir: c.reportDir,
       ...(options.dryRun ? { setup: setupFiles(c.job) } : {}),
     })),

@@ -1,4 +1,4 @@
-import { maskedLlvmNeeds, type GentooMasks, type MaskedLlvmNeed } from '../manifest/gentoo-masks.js';
+import { maskedLlvmNeeds, shippedGentooMasks, type GentooMasks, type MaskedLlvmNeed } from '../manifest/gentoo-masks.js';
 import type { StackModel } from './resolve.js';
 
 /**
@@ -12,4 +12,15 @@ export function maskedLlvmOfRelease(model: StackModel, atoms: Iterable<string>, 
     .filter((c) => c.spec.llvm && wanted.has(c.atom))
     .map((c) => ({ atom: c.atom, version: c.version, slots: [model.release.llvmSlot] }));
   return masks ? maskedLlvmNeeds(ebuilds, masks) : maskedLlvmNeeds(ebuilds);
+}
+
+/**
+ * The `llvm_slot_N` flags of `slots` that ::gentoo's profiles mask, sorted:
+ * what a container built with those slots must unmask (`-llvm_slot_N` in
+ * /etc/portage/profile/use.mask). A stale entry in the data costs one
+ * harmless line: unmasking a flag that is not masked changes nothing.
+ */
+export function maskedLlvmSlotFlags(slots: readonly number[], masks: GentooMasks = shippedGentooMasks()): string[] {
+  const masked = new Set(masks.llvmSlots.map((s) => s.slot));
+  return [...new Set(slots)].filter((s) => masked.has(s)).sort((a, b) => a - b).map((s) => `llvm_slot_${s}`);
 }

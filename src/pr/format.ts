@@ -9,7 +9,8 @@ const COLORS: Record<Level, string> = { error: '31', warning: '33', style: '36',
 export function subject(r: PrResult, short: (sha: string) => string): string {
   if (r.category && r.package) return `${r.category}/${r.package}${r.version ? `-${r.version}` : ''}`;
   if (r.category) return r.category;
-  if (r.eclass) return `${r.eclass}.eclass`;
+  // Results name the eclass's file ("rocm.eclass", see types.ts); a bare name gets the suffix.
+  if (r.eclass) return r.eclass.endsWith('.eclass') ? r.eclass : `${r.eclass}.eclass`;
   return r.commit ? `commit ${short(r.commit)}` : 'repository';
 }
 

@@ -85,7 +85,7 @@ export async function gatherReleaseNotes(
 }
 
 /** The release most of the added packages replace: the newest version each held before, by count. */
-function replacedRelease(added: readonly { previous: string[] }[]): string | undefined {
+export function replacedRelease(added: readonly { previous: string[] }[]): string | undefined {
   const tally = new Map<string, number>();
   for (const a of added) {
     const v = a.previous.at(-1)?.replace(/-r\d+$/, '');

@@ -405,7 +405,7 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
  */
 function patchLines(c: ResolvedComponent): string[] {
   return patchesOf(c.spec.patches, c.pn, c.version).flatMap((p) =>
-    p.kind === 'file' ? [`"\${FILESDIR}"/${p.file}`] : [`# ${p.spec.reason}`, `"\${DISTDIR}/${p.spec.distfile}"`],
+    p.kind === 'file' ? [`"\${FILESDIR}/${p.file}"`] : [`# ${p.spec.reason}`, `"\${DISTDIR}/${p.spec.distfile}"`],
   );
 }
 

@@ -48,7 +48,7 @@ describe('bump, manifest and lint: flags and help', function () {
   it('says the version is missing without an unrelated note', async () => {
     const r = await runCli(['bump', '--overlay', path.join(work, 'none')], { home: small.home });
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /Missing 1 required arg:\s+version/);
+    assert.match(r.stderr, /^rocm-ebuild: missing VERSION \(ROCm release, e\.g\. 6\.2\.2\), e\.g\. rocm-ebuild bump 6\.2\.2 --overlay ~\/rocm-overlay; see rocm-ebuild bump --help\n$/);
     assert.doesNotMatch(r.stderr, /Note: |multiple values/);
   });
 

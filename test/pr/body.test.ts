@@ -38,7 +38,7 @@ describe('pr body', function () {
   it('writes a one-package range with its own title and the Closes: of its commit (golden)', async () => {
     const r = await prCli(f, ['body', '--overlay', f.overlay, '--range', 'HEAD~1'], { env });
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(r.stderr, 'title: sci-libs/rocAL: new package, add 6.2.2\n');
+    assert.equal(r.stderr, 'title: sci-libs/rocAL: new package, add 6.2.2\nnote: no --tests given: the text says the ebuilds were not tested on a GPU; `rocm-ebuild test` writes the report.json files --tests reads\n');
     await golden('body-one-package.md', r.stdout);
   });
 

@@ -1,13 +1,15 @@
 import { Flags } from '#oclif';
 import { BaseCommand } from '../../cli/base-command.js';
+import { CONFIG_DISPLAY, settingFlagOptions } from '../../cli/user-defaults.js';
 import { ExitCode } from '../../cli/exit-codes.js';
 import { createProgress, useColor } from '../../cli/progress.js';
+import { liveTerminal } from '../../util/terminal.js';
 import { loadManifestOrFail, manifestFlag } from '../../cli/stack.js';
 import { checkRange, openRange, type CheckReport } from '../../pr/check.js';
 import { formatCheckText } from '../../pr/format.js';
 
 export const rangeFlags = {
-  overlay: Flags.string({ char: 'o', description: 'the overlay (a git repository)', default: '.', helpValue: 'DIR' }),
+  overlay: Flags.string({ char: 'o', description: `the overlay (a git repository) (default: overlay in ${CONFIG_DISPLAY}, else the current directory)`, helpValue: 'DIR', ...settingFlagOptions('overlay', '.') }),
   range: Flags.string({
     char: 'r',
     description:
@@ -63,7 +65,7 @@ input (unknown revision, no base to compare with), 4 not a git repository.`;
       report = await checkRange(ctx, {
         manifest,
         pkgcheck: !flags['no-pkgcheck'],
-        progress: createProgress({ quiet: json || !process.stderr.isTTY }),
+        progress: createProgress({ quiet: json || !liveTerminal(process.stderr) }),
       });
     } finally {
       ctx.objects.close();

@@ -1,6 +1,7 @@
 import { Flags } from '#oclif';
 import { BaseCommand } from '../../cli/base-command.js';
 import { createProgress } from '../../cli/progress.js';
+import { liveTerminal } from '../../util/terminal.js';
 import { loadManifestOrFail } from '../../cli/stack.js';
 import { resultLine } from '../../pr/format.js';
 import { describeSignatures } from '../../pr/signature-check.js';
@@ -62,7 +63,7 @@ remote, invalid branch name, empty range), 4 not a git repository, 5 git push or
       ...(flags.template ? { template: flags.template as TemplateName } : {}),
       ...(flags.tests ? { tests: flags.tests } : {}),
       pkgcheck: !flags['no-pkgcheck'],
-      progress: createProgress({ quiet: json || !process.stderr.isTTY }),
+      progress: createProgress({ quiet: json || !liveTerminal(process.stderr) }),
       ...(flags.remote ? { remote: flags.remote } : {}),
       ...(flags.branch ? { branch: flags.branch } : {}),
       ...(flags.repo ? { repo: flags.repo } : {}),
