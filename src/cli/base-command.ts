@@ -2,6 +2,7 @@ import { Command } from '#oclif';
 import { closest } from '../util/closest.js';
 import { ExitCode } from './exit-codes.js';
 import { UserError } from './errors.js';
+import { outputDrained } from './output-drain.js';
 import { reportError } from './report-error.js';
 
 /**
@@ -13,6 +14,16 @@ export abstract class BaseCommand extends Command {
   static override enableJsonFlag = true;
 
   protected override async catch(err: Error & { code?: string; exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
+    // Every way out of here ends in process.exit (oclif's handle), which drops
+    // what a pipe has not taken yet: the report and the error go out whole first.
+    try {
+      return await this.reportFailure(err);
+    } finally {
+      await outputDrained();
+    }
+  }
+
+  private async reportFailure(err: Error & { code?: string; exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
     // this.exit(n) throws oclif's ExitError: not a failure to report, just the
     // exit code to use (with --json, oclif would otherwise print it as an error).
     if (err.code === 'EEXIT') throw err;
