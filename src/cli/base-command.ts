@@ -1,5 +1,6 @@
 import { Command } from '#oclif';
 import { closest } from '../util/closest.js';
+import { terminalSafeJson } from '../util/printable.js';
 import { ExitCode } from './exit-codes.js';
 import { UserError } from './errors.js';
 import { outputDrained } from './output-drain.js';
@@ -12,6 +13,11 @@ import { reportError } from './report-error.js';
  */
 export abstract class BaseCommand extends Command {
   static override enableJsonFlag = true;
+
+  /** --json output: JSON.stringify's text with every character a terminal acts on escaped (the same values for a parser). */
+  override logJson(json: unknown): void {
+    process.stdout.write(`${terminalSafeJson(json)}\n`);
+  }
 
   protected override async catch(err: Error & { code?: string; exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
     // Every way out of here ends in process.exit (oclif's handle), which drops
