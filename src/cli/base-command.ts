@@ -2,8 +2,10 @@ import { Command, Flags } from '#oclif';
 import { closest } from '../util/closest.js';
 import { setVerbosity } from '../util/terminal.js';
 import { missingArgsMessage, missingFlagsMessage } from './missing-input.js';
+import { terminalSafeJson } from '../util/printable.js';
 import { ExitCode } from './exit-codes.js';
 import { UserError } from './errors.js';
+import { outputDrained } from './output-drain.js';
 import { reportError } from './report-error.js';
 
 /**
@@ -27,7 +29,22 @@ export abstract class BaseCommand extends Command {
     setVerbosity(given.has('--quiet') || given.has('-q') ? 'quiet' : given.has('--verbose') ? 'verbose' : 'normal');
   }
 
+  /** --json output: JSON.stringify's text with every character a terminal acts on escaped (the same values for a parser). */
+  override logJson(json: unknown): void {
+    process.stdout.write(`${terminalSafeJson(json)}\n`);
+  }
+
   protected override async catch(err: Error & { code?: string; exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
+    // Every way out of here ends in process.exit (oclif's handle), which drops
+    // what a pipe has not taken yet: the report and the error go out whole first.
+    try {
+      return await this.reportFailure(err);
+    } finally {
+      await outputDrained();
+    }
+  }
+
+  private async reportFailure(err: Error & { code?: string; exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
     // this.exit(n) throws oclif's ExitError: not a failure to report, just the
     // exit code to use (with --json, oclif would otherwise print it as an error).
     if (err.code === 'EEXIT') throw err;
