@@ -6,7 +6,7 @@ import { collectDeps, depLines, gfxOrder, versioned, type DepEntry } from './dep
 import { byCodePoint } from '../util/order.js';
 import { prepareBlocks, useTest } from './prepare.js';
 import { patchesOf } from '../model/patches.js';
-import { expand } from '../model/sources/index.js';
+import { packageSlot } from '../model/held.js';
 import { sourceVariables, unpackBody } from './unpack.js';
 
 export { sedReplace } from './prepare.js';
@@ -380,7 +380,7 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
     license: spec.license,
     // Every package of a release shares its sub-slot (the `:${SLOT}` of the
     // stack's dependencies): one the release holds at its own version too.
-    slot: c.held ? `0/${expand('$(ver_cut 1-2)', c.pn, c.release)}` : '0/$(ver_cut 1-2)',
+    slot: packageSlot(c),
     slotComment: c.held ? heldComment(c) : [],
     keywords: spec.keywords,
     iuse: iuse.join(' '),
@@ -414,8 +414,8 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
 
 /** Why SLOT names the release, not PV: the release holds the package at its own version. */
 function heldComment(c: ResolvedComponent): string[] {
-  const why = c.held?.reason ? `: ${c.held.reason.replace(/[.]$/, '')}` : '';
-  const said = `ROCm ${c.release} holds ${c.pn} at ${c.version}${why}. Built against the ${c.release} libraries, it takes their sub-slot.`;
+  const why = c.held?.reason ? `; ${c.held.reason.replace(/[.\s]+$/, '')}` : '';
+  const said = `ROCm ${c.release} holds ${c.pn} at ${c.version}, its own version${why}. Built against the ${c.release} libraries, it takes their sub-slot.`;
   return wrapWords(said.split(/\s+/), 76);
 }
 
