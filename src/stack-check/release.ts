@@ -8,7 +8,6 @@ import { KEYWORDS } from '../lint/index.js';
 import { unknowable, type CheckContext } from './context.js';
 import { checkPhaseCode, checkValues } from './values.js';
 import { checkPinnedSources } from './pinned-sources.js';
-import { checkHomepage } from './homepage.js';
 
 function declaredFlags(c: ResolvedComponent): Set<string> {
   const flags = new Set(Object.keys(c.spec.use ?? {}));
@@ -46,7 +45,7 @@ export async function checkRelease(model: StackModel, ctx: CheckContext, policyK
       );
       continue;
     }
-    issues.push(...checkValues(c), ...(await checkPhaseCode(c)), ...checkPinnedSources(c), ...checkHomepage(c));
+    issues.push(...checkValues(c), ...(await checkPhaseCode(c)), ...checkPinnedSources(c));
     const flags = declaredFlags(c);
     for (const [flag, f] of Object.entries(c.spec.use ?? {})) {
       if (f.description === undefined && needsLocalDescription(flag)) {

@@ -58,6 +58,21 @@ describe('the shipped stack: sources as TheRock pins them', function () {
     assert.ok(checked >= 40, `${checked} packages checked`);
   });
 
+  it('HOMEPAGE follows a move: every package built from a directory of a repository names that repository, in every release', async () => {
+    const manifest = await loadManifest(shippedManifest);
+    const problems: string[] = [];
+    for (const version of knownReleases(manifest)) {
+      for (const c of (await stackFor(manifest, version)).components) {
+        const main = c.sources[0];
+        const repo = main?.location.repo;
+        const dir = main?.spec.subdir ?? main?.location.path;
+        if (!repo || dir === undefined || c.spec.homepage.toLowerCase().startsWith(`https://github.com/${repo.toLowerCase()}`)) continue;
+        problems.push(`${c.atom}-${c.version} (${version}): HOMEPAGE ${c.spec.homepage}, built from ${dir} of ${repo}`);
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
   it('10.0.0: every ebuild passes our checks, real bash -n and shellcheck (src_unpack and the commit variables included)', async () => {
     const manifest = await loadManifest(shippedManifest);
     const model = await stackFor(manifest, '10.0.0');
