@@ -310,7 +310,12 @@ export default class Bump extends BaseCommand {
     };
     for (const c of r.changes) {
       if (c.revbump) {
-        this.log(`  ${c.atom}-${c.version}: what rocm-ebuild generates for ${c.revbump.replaces} changed; ${c.revbump.replaces} is replaced`);
+        const held = r.packages.some((p) => p.atom === c.atom && p.held);
+        this.log(
+          held
+            ? `  ${c.atom}-${c.version}: ROCm ${r.version}'s revision of ${c.revbump.replaces}, held at its own version and built against ${r.version}'s libraries`
+            : `  ${c.atom}-${c.version}: what rocm-ebuild generates for ${c.revbump.replaces} changed; ${c.revbump.replaces} is replaced`,
+        );
         show(c.revbump.diff);
       }
       if (c.carried) {

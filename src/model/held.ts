@@ -1,6 +1,7 @@
-import type { ResolvedComponent } from './resolve.js';
+import type { Manifest } from '../manifest/load.js';
+import { inRelease, knownReleases, releaseModel, resolveComponent, type ResolvedComponent } from './resolve.js';
 import { expand } from './sources/index.js';
-import { withoutRevision } from './version.js';
+import { compareVersions, withoutRevision } from './version.js';
 
 /**
  * A release can hold a package at its own version (`version:` in the
@@ -34,8 +35,33 @@ export function ebuildRelease(c: ResolvedComponent, ebuildVersion: string, text:
   return c.held && pv === c.version && slotAssignment(text) === packageSlot(c) ? c.release : pv;
 }
 
+/**
+ * The release an ebuild of a package of the stack was generated for, read
+ * from the manifest and the ebuild's SLOT: the newest release whose literal
+ * sub-slot it has and that holds the package at the ebuild's version, else
+ * its version (lint and pr check judge each ebuild against its release).
+ */
+export function releaseOfEbuild(manifest: Manifest, atom: string, ebuildVersion: string, text: string): string {
+  const pv = withoutRevision(ebuildVersion);
+  const subslot = /^0\/([0-9]+\.[0-9]+)$/.exec(slotAssignment(text) ?? '')?.[1];
+  if (subslot === undefined) return pv;
+  const candidates = knownReleases(manifest)
+    .filter((r) => expand('$(ver_cut 1-2)', '', r) === subslot)
+    .sort(compareVersions)
+    .reverse();
+  for (const r of candidates) {
+    const model = releaseModel(manifest, r, { default: [], optional: [] })!;
+    const c = manifest.components
+      .filter((loaded) => inRelease(loaded, r))
+      .map((loaded) => resolveComponent(manifest, loaded, model))
+      .find((x) => x?.atom === atom);
+    if (c && ebuildRelease(c, ebuildVersion, text) === r) return r;
+  }
+  return pv;
+}
+
 /** For people (commit bodies, bump's plan, the pull request): "ROCm 10.0.0 holds sci-libs/migraphx at 7.2.4: …". */
 export function heldSentence(c: ResolvedComponent): string {
   const why = c.held?.reason ? `: ${c.held.reason.replace(/[.\s]+$/, '')}` : '';
-  return `ROCm ${c.release} holds ${c.atom} at ${c.version}, its own version${why}. It is built against the ${c.release} libraries (SLOT="${packageSlot(c)}", the release's sub-slot).`;
+  return `ROCm ${c.release} holds ${c.atom} at ${c.version}, its own version${why}. Its SLOT is the release's sub-slot, "${packageSlot(c)}", as for every package built against ${c.release}.`;
 }
