@@ -49,11 +49,12 @@ function heldIn(manifest: Manifest, release: string): Map<string, { version: str
   return out;
 }
 
-/** Where an ebuild's sources come from, as a reviewer names it: "ROCm/rocBLAS tag archives", "ROCm/rocm-libraries release assets". */
+/** Where an ebuild's sources come from, as a reviewer names it: "ROCm/rocBLAS tag archive", "ROCm/rocm-libraries release asset", "ROCm/rocm-libraries commit archive". */
 export function sourceOrigin(ebuild: string): string | undefined {
   const origins = new Set<string>();
-  for (const m of ebuild.matchAll(/https:\/\/github\.com\/([A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+)\/(archive|releases\/download)\//g)) {
-    origins.add(`${m[1]} ${m[2] === 'archive' ? 'tag archive' : 'release asset'}`);
+  for (const m of ebuild.matchAll(/https:\/\/github\.com\/([A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+)\/(archive|releases\/download)\/(\$\{[A-Z0-9_]+_COMMIT\}|[0-9a-f]{40}\.)?/g)) {
+    // The archive of a commit (a pinned source: its commit variable, or the hash itself) is not a tag's.
+    origins.add(`${m[1]} ${m[2] === 'archive' ? (m[3] ? 'commit archive' : 'tag archive') : 'release asset'}`);
   }
   // The first is the main tree; secondary sources (test data) rarely move with it.
   return [...origins][0];

@@ -151,6 +151,9 @@ describe('bump 10.0.0 --drop-old on an overlay holding 7.2.4 (legacy stream to T
     assert.deepEqual(body.data.notes.release.held.map((h) => `${h.atom} ${h.versions.join(',')} ${h.slot}`).sort(), held.map((a) => `${a} 7.2.4-r1 0/10.0`));
     assert.match(body.body, /^- At their own version \(7\): ROCm 10\.0\.0 holds these packages at upstream's last release, built against its libraries with the release's sub-slot \(`SLOT="0\/10\.0"`\): /m);
     assert.match(body.data.notes.release.evidence.find((e) => e.atom === 'sci-libs/migraphx')!.text, /^none/);
+    // Where sources moved: to the archives of the pinned commits, each package's record naming its commit.
+    assert.match(body.body, /^- Sources: 21 packages moved from [^\n]* to ROCm\/rocm-libraries commit archives: /m);
+    assert.match(body.data.notes.release.evidence.find((e) => e.atom === 'sci-libs/rocBLAS')!.text, /: ROCm\/rocm-libraries 8d1ae90eff7d projects\/rocblas, fetched by that commit$/);
     // lint judges each ebuild against its release: 7.2.4-r1 is 10.0.0's (its SLOT says so), not 7.2.4's.
     const lint = await runCli(['lint', '--overlay', overlay, '--no-shellcheck'], { home, cwd: work });
     assert.equal(lint.code, 0, lint.stdout + lint.stderr);
