@@ -220,8 +220,8 @@ describe('rocm.eclass', function () {
       assert.equal(desc.length, 16);
       // Adding a release adds its targets.
       assert.ok(targets(renderAmdgpuTargetsDescFor(table, ['6.2.2', '7.0.0'], 2026)).includes('gfx1201'));
-      // The project's own copy is the manifest's releases' (6.2 to 7.2).
-      const all = readFileSync(path.join(projectRoot, 'manifest', 'stack.yaml'), 'utf8').match(/^ {2}"(\d+\.\d+\.\d+)": \{ llvm_slot/gm)!.map((l) => l.split('"')[1]!);
+      // The project's own copy is the manifest's releases' (6.2 to 10.0; a release is a flow entry or a block one).
+      const all = readFileSync(path.join(projectRoot, 'manifest', 'stack.yaml'), 'utf8').match(/^ {2}"(\d+\.\d+\.\d+)":(?: \{ llvm_slot|\n {4}llvm_slot)/gm)!.map((l) => l.split('"')[1]!);
       assert.deepEqual(targets(readFileSync(path.join(projectRoot, 'profiles/desc/amdgpu_targets.desc'), 'utf8')), targetsOfReleases(table, all));
     });
 

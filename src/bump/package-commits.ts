@@ -1,3 +1,4 @@
+import { heldSentence } from '../model/held.js';
 import type { ManifestEntry } from '../distfiles/index.js';
 import { filesUsed, isUsed, type FilesUse } from '../ebuild/files-dir.js';
 import { srcUriEntries, Unevaluable } from '../ebuild/src-uri.js';
@@ -276,9 +277,14 @@ function message(work: PackageWork, newPackage: boolean, removed: string[], remo
       `Its newer versions stay; ${removed.join(', ')} ${removed.length === 1 ? 'needs' : 'need'} the older ROCm stack this bump drops.`,
     );
   }
+  // A package the release holds at its own version says so, and why (model/held.ts).
+  const held = work.write && work.component.held ? heldSentence(work.component) : undefined;
+  if (held && !work.revbump) body.push(held);
   if (work.revbump && work.write) {
     body.push(
-      `What rocm-ebuild generates for ${withoutRevision(work.write.version)} changed since ${superseded} was written (the stack manifest or its templates), so it gets a new revision; ${superseded} is dropped, superseded by it. Changed lines:`,
+      held
+        ? `${held} ${removed.includes(superseded!) ? `${superseded} is dropped, superseded by it` : `${superseded} stays, for the release it was written for`}. Changed lines:`
+        : `What rocm-ebuild generates for ${withoutRevision(work.write.version)} changed since ${superseded} was written (the stack manifest or its templates), so it gets a new revision; ${superseded} is dropped, superseded by it. Changed lines:`,
       { verbatim: bodyLines(work.revbump.diff) },
     );
   }

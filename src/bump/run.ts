@@ -106,6 +106,8 @@ export interface PlannedPackage {
   distfiles: { name: string; urls: string[]; when?: string }[];
   /** How the added version's facts were established (the component's evidence in this release). */
   evidence?: EvidenceLevel;
+  /** The release holds the package at its own version (model/held.ts): the release, and why. */
+  held?: { release: string; reason?: string };
 }
 
 /** A package whose new ebuild is not simply what the manifest generates, or that replaces one: shown with its diff. */
@@ -161,10 +163,11 @@ export function plannedPackages(plan: Plan, works: PackageWork[] = []): PlannedP
       return (e.versions ?? []).map((v) => ({ atom: e.atom, version: v, action, newPackage: false, distfiles: [] }));
     }
     const r = revbumps.get(e.atom);
+    const held = e.component.held ? { held: { release: e.component.release, ...e.component.held } } : {};
     if (r && e.action === 'keep') {
-      return [{ atom: e.atom, version: r.write!.version, action: 'revbump' as const, newPackage: false, replaces: r.revbump!.replaces, distfiles: e.distfiles }];
+      return [{ atom: e.atom, version: r.write!.version, action: 'revbump' as const, newPackage: false, replaces: r.revbump!.replaces, distfiles: e.distfiles, ...held }];
     }
-    return [{ atom: e.atom, version: e.version, action: e.action, newPackage: e.action === 'add' && e.newPackage, distfiles: e.distfiles }];
+    return [{ atom: e.atom, version: e.version, action: e.action, newPackage: e.action === 'add' && e.newPackage, distfiles: e.distfiles, ...held }];
   });
 }
 

@@ -294,7 +294,7 @@ export default class Bump extends BaseCommand {
       for (const p of r.packages) {
         const files = p.distfiles.map((d) => d.name).join(' ');
         const what = p.action === 'revbump' ? `${p.atom}-${p.version} (replaces ${p.replaces})` : `${p.atom}-${p.version}${p.newPackage ? ' (new package)' : ''}`;
-        this.log(`  ${p.action.padEnd(7)} ${what}${p.action === 'add' && files ? `  [${files}]` : ''}${p.evidence ? `  evidence: ${p.evidence}` : ''}`);
+        this.log(`  ${p.action.padEnd(7)} ${what}${p.held ? `  at its own version in ${p.held.release}` : ''}${p.action === 'add' && files ? `  [${files}]` : ''}${p.evidence ? `  evidence: ${p.evidence}` : ''}`);
       }
       this.changes(r, true);
       if (r.download) {
@@ -320,6 +320,7 @@ export default class Bump extends BaseCommand {
           : `${r.commits.length} commits' worth of changes left uncommitted in ${r.overlay} (--no-commit)`,
       );
     }
+    this.heldReport(r);
     const gone = r.left.filter((l) => l.action === 'treeclean').length;
     this.log(
       `${count('add')} to add, ${count('revbump')} revision bump${count('revbump') === 1 ? '' : 's'}, ${count('keep')} kept, ${count('drop')} dropped` +
@@ -341,6 +342,14 @@ export default class Bump extends BaseCommand {
     if (older.length === versions.length) return 'kept (its ebuilds need the older stack: --drop-old without package names removes it)';
     if (older.length === 0) return 'kept (newer than this release)';
     return `kept (it holds newer versions or 9999; --drop-old drops ${older.join(', ')} once a bump leaves their dependencies unmet)`;
+  }
+
+  /** Packages the release holds at their own version: which version, and why (the manifest's reason). */
+  private heldReport(r: BumpResult): void {
+    const held = r.packages.filter((p) => p.held && p.action !== 'drop' && p.action !== 'treeclean');
+    if (held.length === 0) return;
+    this.log(`at their own version in ROCm ${r.version}, built against its libraries (SLOT is the release's):`);
+    for (const p of held) this.log(`  ${p.atom}-${p.version}${p.held!.reason ? `: ${p.held!.reason}` : ''}`);
   }
 
   /** Packages the overlay holds that this release no longer has: what happens to them, and why they left. */
@@ -365,7 +374,12 @@ export default class Bump extends BaseCommand {
     };
     for (const c of r.changes) {
       if (c.revbump) {
-        this.log(`  ${c.atom}-${c.version}: what rocm-ebuild generates for ${c.revbump.replaces} changed; ${c.revbump.replaces} is replaced`);
+        const held = r.packages.some((p) => p.atom === c.atom && p.held);
+        this.log(
+          held
+            ? `  ${c.atom}-${c.version}: ROCm ${r.version}'s revision of ${c.revbump.replaces}, held at its own version and built against ${r.version}'s libraries`
+            : `  ${c.atom}-${c.version}: what rocm-ebuild generates for ${c.revbump.replaces} changed; ${c.revbump.replaces} is replaced`,
+        );
         show(c.revbump.diff);
       }
       if (c.carried) {

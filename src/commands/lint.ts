@@ -14,6 +14,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { requirePackageNames } from '../model/package-names.js';
 import { currentYear } from '../render/index.js';
 import { compareVersions, withoutRevision } from '../model/version.js';
+import { releaseOfEbuild } from '../model/held.js';
 import { knownReleases, type ResolvedComponent, type StackModel } from '../model/resolve.js';
 import { checkOverlayPath } from '../overlay/paths.js';
 import { byCodePoint } from '../util/order.js';
@@ -124,7 +125,8 @@ export default class Lint extends BaseCommand {
           const file = `${atom}/${atom.split('/')[1]}-${v}.ebuild`;
           const text = await readFile(path.join(dir, file), 'utf8');
           // A stack package at a release the manifest knows: against that release; anything else as pkgcheck would.
-          const release = withoutRevision(v);
+          // A version a release holds the package at belongs to that release (its SLOT says which).
+          const release = c ? releaseOfEbuild(manifest, atom, v, text) : withoutRevision(v);
           progress.step(++n, total, `${atom}-${v}`);
           const other = c && manifest.stack.releases[release] ? await modelOf(release) : undefined;
           // As its release's stack resolves it: targets narrowed by what it needs.

@@ -483,6 +483,13 @@ export function renderBody(d: BodyData): string {
     );
   }
   notes.push(...sourceMoveNotes(r.sourceMoves));
+  if (r.held.length) {
+    const slots = [...new Set(r.held.map((h) => h.slot))].map((s) => markdownCode(`SLOT="${s}"`)).join(', ');
+    notes.push(
+      `At their own version (${r.held.length}): ROCm ${markdownText(d.release ?? '')} holds ${r.held.length === 1 ? 'this package' : 'these packages'} at upstream's last release, built against its libraries with the release's sub-slot (${slots}): ` +
+        `${r.held.map((h) => `${markdownCode(h.atom)} ${h.versions.map(markdownText).join(', ')}${h.reason ? ` (${markdownText(h.reason)})` : ''}`).join('; ')}.`,
+    );
+  }
   const t = d.notes.targets;
   if (t) {
     if (t.newFile) notes.push(`GPU targets: ${markdownCode('profiles/desc/amdgpu_targets.desc')} added with ${t.added.length} targets (${t.added.map((x) => markdownText(x.name)).join(', ')}).`);

@@ -223,7 +223,7 @@ export async function measureFixups(c: ResolvedComponent, trees: ReplayTrees): P
  * are reported as skipped, with the way to check them.
  */
 function patchMeasurements(c: ResolvedComponent): Measurement[] {
-  return patchesOf(c.spec.patches, c.pn, c.version).map((p): Measurement =>
+  return patchesOf(c.spec.patches, c.pn, c.version, c.release).map((p): Measurement =>
     p.kind === 'url'
       ? {
           key: `patches[${p.at}] ${p.name}`,
