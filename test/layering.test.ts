@@ -16,7 +16,8 @@ const LAYERS: { name: string; members: string[] }[] = [
   { name: 'model', members: ['model/'] },
   { name: 'plan', members: ['plan/'] },
   { name: 'render', members: ['render/'] },
-  { name: 'lint', members: ['lint/', 'ebuild/'] },
+  { name: 'ebuild text', members: ['ebuild/'] },
+  { name: 'lint', members: ['lint/'] },
   { name: 'stack-wide checks', members: ['stack-check/'] },
   { name: 'I/O', members: ['distfiles/', 'overlay/', 'git/', 'eclass/', 'portage/'] },
   { name: 'workflows', members: [] },
@@ -30,6 +31,15 @@ const BUNDLED: Record<string, string> = { '@oclif/core': '#oclif', nunjucks: '#n
 
 /** Folders whose imports are narrower than their layer: distfiles/ only uses util/. */
 const ONLY: Record<string, string[]> = { 'distfiles/': ['util/', 'distfiles/'] };
+
+/**
+ * Folders that may reach another only through its entry points: bump asks lint
+ * to judge the ebuilds it writes, and reads ebuilds' text through ebuild/,
+ * never through lint's internals.
+ */
+const ENTRY_POINTS: Record<string, Record<string, string[]>> = {
+  'bump/': { 'lint/': ['lint/index.ts', 'lint/component.ts'] },
+};
 
 /** The layer of a path relative to src/ ("manifest/load.ts"): the longest member that matches. */
 export function layerOf(rel: string): number {
@@ -80,7 +90,7 @@ export function violation(rel: string, imp: Import): string | undefined {
     return `src/${rel}:${imp.line}: imports ${imp.specifier}; import ${BUNDLED[bundled]} instead (the bundled copy every other module uses: two copies of oclif in one process break its instanceof checks and settings)`;
   }
   if (!imp.specifier.startsWith('.')) return undefined;
-  const target = path.posix.normalize(path.posix.join(path.posix.dirname(rel), imp.specifier)).replace(/\.js$/, '.ts');
+  const target = targetOf(rel, imp.specifier)!;
   if (target.startsWith('..')) return `src/${rel}:${imp.line}: imports ${imp.specifier}, outside src/`;
   const from = layerOf(rel);
   const to = layerOf(target);
@@ -88,10 +98,22 @@ export function violation(rel: string, imp: Import): string | undefined {
   if (only && !only[1].some((allowed) => target.startsWith(allowed))) {
     return `src/${rel}:${imp.line}: imports ${imp.specifier} (src/${target}), but ${only[0]} may import only ${only[1].join(', ')}`;
   }
+  const narrowed = Object.entries(ENTRY_POINTS).find(([folder]) => rel.startsWith(folder))?.[1] ?? {};
+  for (const [folder, entries] of Object.entries(narrowed)) {
+    if (target.startsWith(folder) && !entries.includes(target)) {
+      return `src/${rel}:${imp.line}: imports ${imp.specifier} (src/${target}), but reaches ${folder} only through ${entries.map((e) => `src/${e}`).join(', ')}`;
+    }
+  }
   if (to > from) {
     return `src/${rel}:${imp.line}: imports ${imp.specifier} (src/${target}, layer "${LAYERS[to]!.name}") from layer "${LAYERS[from]!.name}": lower layers never import upper ones`;
   }
   return undefined;
+}
+
+/** The module a relative import of `rel` names, as a path under src/ ("lint/types.ts"); undefined for a package. */
+function targetOf(rel: string, specifier: string): string | undefined {
+  if (!specifier.startsWith('.')) return undefined;
+  return path.posix.normalize(path.posix.join(path.posix.dirname(rel), specifier)).replace(/\.js$/, '.ts');
 }
 
 function sourceFiles(dir: string, base = dir): string[] {
@@ -136,6 +158,11 @@ describe('import direction of src/', () => {
     assert.match(violation('commands/x.ts', { file: '', line: 1, specifier: '@oclif/core' }) ?? '', /import #oclif instead/);
     assert.match(violation('render/env.ts', { file: '', line: 1, specifier: 'nunjucks' }) ?? '', /import #nunjucks instead/);
     assert.equal(violation('render/env.ts', { file: '', line: 1, specifier: '#nunjucks' }), undefined);
+    assert.match(violation('ebuild/vars.ts', { file: '', line: 1, specifier: '../lint/bash-parser.js' }) ?? '', /layer "lint"\) from layer "ebuild text"/);
+    assert.equal(violation('lint/facts.ts', { file: '', line: 1, specifier: '../ebuild/bash-parser.js' }), undefined);
+    assert.match(violation('bump/run.ts', { file: '', line: 1, specifier: '../lint/overlay-deps.js' }) ?? '', /reaches lint\/ only through src\/lint\/index\.ts, src\/lint\/component\.ts/);
+    assert.equal(violation('bump/check.ts', { file: '', line: 1, specifier: '../lint/component.js' }), undefined);
+    assert.equal(violation('pr/lint-range.ts', { file: '', line: 1, specifier: '../lint/external-tools.js' }), undefined);
   });
 
   it('no module imports from a layer above its own', () => {

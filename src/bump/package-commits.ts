@@ -13,7 +13,7 @@ import { packageFiles, readEbuild, type OverlayState } from '../overlay/scan.js'
 import { stackFor } from '../stack-check/index.js';
 import type { PackageWork } from './reconcile.js';
 import { metadataForVersions } from './metadata-versions.js';
-import { dependencyKeysOfText } from '../lint/overlay-deps.js';
+import { dependencyKeysOfText } from '../ebuild/dependencies.js';
 
 /**
  * The commits of the packages' work. By default one commit per package, as

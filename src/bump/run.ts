@@ -38,7 +38,7 @@ import { failing, formatText } from '../lint/index.js';
 import { releaseEvidence, type EvidenceLevel, type ReleaseEvidence } from '../model/evidence.js';
 import { inRelease, knownReleases, type ResolvedComponent, type StackModel } from '../model/resolve.js';
 import { compareVersions, withoutRevision } from '../model/version.js';
-import { restrictedDepsOfText, slotOf, unmet, type ProvidedEbuild, type RestrictedDep } from '../lint/overlay-deps.js';
+import { restrictedDepsOfText, slotOf, unmet, type ProvidedEbuild, type RestrictedDep } from '../ebuild/dependencies.js';
 import { describedPackages, whyLeft } from '../plan/left.js';
 import { requirePackageNames } from '../model/package-names.js';
 import { readRecord, RECORD_REF, recordTip } from '../git/generated-record.js';
