@@ -116,6 +116,59 @@ function targetOf(rel: string, specifier: string): string | undefined {
   return path.posix.normalize(path.posix.join(path.posix.dirname(rel), specifier)).replace(/\.js$/, '.ts');
 }
 
+/**
+ * Every import circle of a module graph (Tarjan's strongly connected
+ * components), each as one path round it: "a.ts → b.ts → a.ts". Type-only and
+ * dynamic imports count too: a circle of them still ties the modules to be
+ * read, changed and tested together.
+ */
+export function importCircles(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const circles: string[] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component = new Set<string>();
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.add(w);
+    } while (w !== v);
+    if (component.size === 1 && !(graph.get(v) ?? []).includes(v)) return;
+    // One way round, from the component's first module in code-point order, by breadth-first search back to it.
+    const start = [...component].sort()[0]!;
+    const from = new Map<string, string>();
+    const queue = [start];
+    while (queue.length > 0 && !from.has(start)) {
+      const at = queue.shift()!;
+      for (const next of graph.get(at) ?? []) {
+        if (!component.has(next) || from.has(next)) continue;
+        from.set(next, at);
+        queue.push(next);
+      }
+    }
+    const path = [start];
+    for (let at = from.get(start)!; at !== start; at = from.get(at)!) path.unshift(at);
+    circles.push([start, ...path].join(' → '));
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return circles.sort();
+}
+
 function sourceFiles(dir: string, base = dir): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const full = path.join(dir, e.name);
@@ -163,6 +216,30 @@ describe('import direction of src/', () => {
     assert.match(violation('bump/run.ts', { file: '', line: 1, specifier: '../lint/overlay-deps.js' }) ?? '', /reaches lint\/ only through src\/lint\/index\.ts, src\/lint\/component\.ts/);
     assert.equal(violation('bump/check.ts', { file: '', line: 1, specifier: '../lint/component.js' }), undefined);
     assert.equal(violation('pr/lint-range.ts', { file: '', line: 1, specifier: '../lint/external-tools.js' }), undefined);
+  });
+
+  it('finds each import circle once, as a path round it', () => {
+    const graph = new Map<string, string[]>([
+      ['a.ts', ['b.ts', 'node-package']],
+      ['b.ts', ['c.ts']],
+      ['c.ts', ['a.ts', 'd.ts']],
+      ['d.ts', []],
+      ['e.ts', ['e.ts']],
+      ['f.ts', ['d.ts']],
+    ]);
+    assert.deepEqual(importCircles(graph), ['a.ts → b.ts → c.ts → a.ts', 'e.ts → e.ts']);
+    assert.deepEqual(importCircles(new Map([['x.ts', ['y.ts']], ['y.ts', []]])), []);
+  });
+
+  it('no import circle in src/', () => {
+    const src = path.join(root, 'src');
+    const graph = new Map<string, string[]>();
+    for (const rel of sourceFiles(src)) {
+      const targets = importsOf(rel, readFileSync(path.join(src, rel), 'utf8')).map((i) => targetOf(rel, i.specifier));
+      graph.set(rel, [...new Set(targets.filter((t): t is string => t !== undefined))]);
+    }
+    assert.ok(graph.size > 50, `only ${graph.size} files found under src/`);
+    assert.deepEqual(importCircles(graph), []);
   });
 
   it('no module imports from a layer above its own', () => {
