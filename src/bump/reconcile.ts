@@ -5,6 +5,8 @@ import { readEbuild, type OverlayState } from '../overlay/scan.js';
 import type { Plan, PlanEntry } from '../plan/plan.js';
 import { renderEbuild } from '../render/index.js';
 import { stackFor } from '../stack-check/index.js';
+import { UserError } from '../util/errors.js';
+import { ExitCode } from '../util/exit-codes.js';
 import { carryForward, copyrightYear, localState, sameButYear, type LocalState } from './local-edits.js';
 
 /**
@@ -209,4 +211,17 @@ export async function reconcile(input: ReconcileInput): Promise<Reconciled> {
 
 function indent(text: string): string {
   return text.trimEnd().replace(/^/gm, '    ');
+}
+
+/** Ebuilds changed by hand that this bump would lose: refused with the change, and the ways on. */
+export function refuseLocalEdits(refusals: Refusal[]): never {
+  const parts = refusals.map((r) => `${r.atom}-${r.version}: ${r.why}${r.diff ? `\n${r.diff.trimEnd().replace(/^/gm, '    ')}` : ''}`);
+  const others = [...new Set(refusals.map((r) => r.atom))];
+  throw new UserError(
+    `${refusals.length === 1 ? 'an ebuild' : `${refusals.length} ebuilds`} changed by hand would be lost; nothing was written:\n${parts.map((p) => `  ${p}`).join('\n')}\n` +
+      `hint: port the change to the stack manifest or by hand, then run again; or pass --discard-local to drop ${refusals.length === 1 ? 'it' : 'them'}; ` +
+      `or name the other packages on the command line to bump them without ${others.join(', ')}`,
+    ExitCode.overlayRefused,
+    { refused: refusals },
+  );
 }
