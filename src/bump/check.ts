@@ -1,13 +1,65 @@
+import { lintComponents } from '../lint/component.js';
+import { failing, formatText } from '../lint/index.js';
 import { unwritableDirs } from '../overlay/paths.js';
 import { SETTINGS_FILE } from '../overlay/settings.js';
 import type { Plan } from '../plan/plan.js';
+import { renderMetadata } from '../render/index.js';
 import { SETS_CONF, SETS_DIR } from '../stack-check/package-set.js';
 import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
-import { ebuildPath, type PackageWork } from './reconcile.js';
+import type { BumpInputs } from './inputs.js';
+import type { BumpPlan } from './plan.js';
+import type { OverlayRead } from './read.js';
+import { ebuildPath, type HandEdits, type PackageWork } from './reconcile.js';
+
+/**
+ * The sixth stage, before anything is fetched or written: every ebuild this
+ * bump writes (generated, or with hand edits merged in) passes lint's QA
+ * checks, with the metadata.xml a new package gets, and every directory the
+ * bump writes to is writable.
+ */
+export interface Checked {
+  /** The packages whose commit writes an ebuild. */
+  writes: PackageWork[];
+  /** metadata.xml of the new packages (those that have none), by atom. */
+  metadata: Map<string, string>;
+}
+
+export async function checkWrites(inputs: BumpInputs, read: OverlayRead, planned: BumpPlan, edits: HandEdits, saveSettings: boolean): Promise<Checked> {
+  const { dir, isRepo, model } = inputs;
+  const { state } = read;
+  const { plan, maintainer } = planned;
+  const { works, year } = edits;
+  // Check every ebuild this bump writes (generated, or with hand edits merged in) before anything is fetched or written.
+  const writes = works.filter((w) => w.write);
+  const metadata = new Map(
+    writes.filter((w) => !state.packages.get(w.atom)?.hasMetadata).map((w) => [w.atom, renderMetadata(w.component, model, { maintainers: maintainer.maintainers })]),
+  );
+  const lints = await lintComponents(
+    writes.map((w) => w.component),
+    model,
+    (c) => {
+      const w = writes.find((x) => x.atom === c.atom)!;
+      return { year, text: w.write!.text, metadata: metadata.get(c.atom) ?? renderMetadata(c, model, { maintainers: maintainer.maintainers }), tools: { shellcheck: false } };
+    },
+  );
+  const lintProblems: string[] = [];
+  for (const lint of lints) {
+    const bad = failing(lint.results);
+    if (bad.length > 0 || lint.tools.length > 0) {
+      lintProblems.push(formatText(bad).trimEnd(), ...lint.tools.map((t) => `  ${lint.file}:${t.line ?? '?'}: ${t.message}`));
+    }
+  }
+  if (lintProblems.length > 0) {
+    throw new UserError(`generated ebuilds fail QA checks; nothing was written:\n${lintProblems.join('\n')}`, ExitCode.qaFailed);
+  }
+  // Every directory the bump will write to must be writable, before anything is fetched.
+  if (isRepo) await checkWritable(dir, plannedPaths(plan, works, saveSettings));
+  return { writes, metadata };
+}
 
 /** The files a plan will write or delete, relative to the overlay. */
-export function plannedPaths(plan: Plan, works: PackageWork[], saveSettings: boolean): string[] {
+function plannedPaths(plan: Plan, works: PackageWork[], saveSettings: boolean): string[] {
   const files: string[] = [];
   for (const step of plan.scaffold) {
     if (step.action === 'keep') continue;
@@ -25,7 +77,7 @@ export function plannedPaths(plan: Plan, works: PackageWork[], saveSettings: boo
 }
 
 /** Every directory the bump writes to must be writable, or nothing is done (exit 4). */
-export async function checkWritable(dir: string, files: string[]): Promise<void> {
+async function checkWritable(dir: string, files: string[]): Promise<void> {
   const bad = await unwritableDirs(dir, [...new Set(files)]);
   if (bad.length === 0) return;
   throw new UserError(

@@ -40,6 +40,9 @@ export interface PackageCommits {
   removedFiles: { atom: string; files: string[] }[];
 }
 
+// One loop over the packages, each turn one piece: the closures below (texts, distfile
+// names, files/ use, metadata.xml) read that package's versions and its new text, and
+// both commit forms are made from them.
 export async function packageCommits(input: CommitInput): Promise<PackageCommits> {
   const { state, model, identity } = input;
   const first: CommitSpec[] = [];

@@ -1,18 +1,48 @@
 import { readFile } from 'node:fs/promises';
-import { checkedTargetTable, eclassForMaintainers, eclassPath, renderAmdgpuTargetsDescFor } from '../eclass/index.js';
+import { checkedTargetTable, descTargets, eclassForMaintainers, eclassPath, extendDesc, renderAmdgpuTargetsDescFor, targetsOfReleases } from '../eclass/index.js';
 import { commitMessage } from '../git/messages.js';
 import type { Person } from '../git/repo.js';
 import type { CommitSpec } from '../git/transaction.js';
 import type { StackModel } from '../model/resolve.js';
+import type { OverlayState } from '../overlay/scan.js';
 import { renderSettings, SETTINGS_FILE, type MaintainerSetting } from '../overlay/settings.js';
 import type { Plan } from '../plan/plan.js';
-import { renderLayoutConf } from '../render/index.js';
+import { currentYear, renderLayoutConf } from '../render/index.js';
 
 /**
  * The overlay's scaffolding: the repository's own files (profiles/repo_name,
  * metadata/layout.conf, the settings), profiles/desc/amdgpu_targets.desc and
  * rocm.eclass; whether each changes, and its commit.
  */
+
+/**
+ * amdgpu_targets.desc follows the releases the overlay holds after this bump:
+ * a target no ebuild offers is pkgcheck's UnusedGlobalUseExpand, a new
+ * release's target missing from it an undescribed flag. Sets the targets-desc
+ * step's action (and, for a file that is only extended, the new text); true
+ * when the file only loses targets.
+ */
+export async function settleTargetsDesc(plan: Plan, model: StackModel, state: OverlayState, extendOnly: boolean): Promise<{ descShrinks: boolean }> {
+  const descStep = plan.scaffold.find((s) => s.what === 'targets-desc');
+  let descShrinks = false;
+  if (descStep?.action === 'keep' && state.targetsDesc !== undefined && extendOnly) {
+    // ::gentoo's file (or a bump of named packages only): the targets it lacks are added, nothing else changes.
+    const ours = renderAmdgpuTargetsDescFor(await checkedTargetTable(model.manifest.targetsFile), descStep.releases ?? [plan.version], currentYear());
+    const extended = extendDesc(state.targetsDesc, ours);
+    if (extended) {
+      descStep.action = 'update';
+      descStep.extended = extended;
+    }
+  } else if (descStep?.action === 'keep' && state.targetsDesc !== undefined) {
+    const want = targetsOfReleases(await checkedTargetTable(model.manifest.targetsFile), descStep.releases ?? [plan.version]);
+    const have = descTargets(state.targetsDesc);
+    if (want.join(' ') !== have.join(' ')) {
+      descStep.action = 'update';
+      descShrinks = want.every((t) => have.includes(t));
+    }
+  }
+  return { descShrinks };
+}
 
 export const isDescCommit = (c: CommitSpec): boolean => c.changes.some((x) => x.path === 'profiles/desc/amdgpu_targets.desc');
 

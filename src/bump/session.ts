@@ -1,15 +1,65 @@
 import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { type OverlayRepo } from '../git/repo.js';
+import { gitIdentity, type Identity, type OverlayRepo } from '../git/repo.js';
 import { CommitBuilder } from '../git/transaction.js';
 import { OverlayLock } from '../git/lock.js';
 import { recoverInterrupted } from '../git/worktree.js';
 import { isScanned, scannedPathspecs } from '../overlay/scan.js';
 import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
+import type { BumpInputs } from './inputs.js';
+import type { BumpOptions } from './types.js';
+
+/** The second stage: the overlay's git state, read-only, and the lock before the overlay is read. */
+export interface Held {
+  /** The git identity (not asked on a dry run). */
+  identity: Identity | undefined;
+  /** Undefined on a dry run, and for an overlay that does not exist yet (createOverlay opens it at the end). */
+  session: Session | undefined;
+}
+
+export async function holdOverlay(o: BumpOptions, inputs: BumpInputs): Promise<Held> {
+  const { dir, repo, isRepo } = inputs;
+  let identity: Identity | undefined;
+  let session: Session | undefined;
+  if (!o.dryRun) {
+    if (isRepo) await repo.branch(); // a detached HEAD is refused before anything is written
+    identity = await gitIdentity(isRepo ? dir : await existingParent(dir));
+    if (isRepo) session = await Session.open(repo, o.warn);
+  }
+  if (session) {
+    try {
+      await repo.requireUnlockedIndex(session.gitDir);
+      await repo.requireClean();
+      await refuseIgnoredInputs(repo, inputs.atoms);
+    } catch (err) {
+      await session.close();
+      throw err;
+    }
+  }
+  return { identity, session };
+}
+
+/** A new overlay: created only now that everything that can fail has passed, and held as an existing one is. */
+export async function createOverlay(o: BumpOptions, inputs: BumpInputs): Promise<Session> {
+  await mkdir(inputs.dir, { recursive: true });
+  const created = !(await inputs.repo.isRepository());
+  if (created) await inputs.repo.init();
+  return Session.open(inputs.repo, o.warn, { created });
+}
+
+/** After the branch moved: a Ctrl-C or SIGTERM that came meanwhile ends the process now, as it would have. */
+export async function exitIfInterrupted(session: Session): Promise<void> {
+  if (!session.interrupted) return;
+  const signal = session.interrupted;
+  await session.close();
+  process.stderr.write(`rocm-ebuild: interrupted by ${signal} after the bump landed\n`);
+  process.exit(signal === 'SIGINT' ? 130 : 143);
+}
 
 /** Refuse ignored files where bump reads: the plan would trust files the branch does not have. */
-export async function refuseIgnoredInputs(repo: OverlayRepo, atoms: string[]): Promise<void> {
+async function refuseIgnoredInputs(repo: OverlayRepo, atoms: string[]): Promise<void> {
   const wanted = new Set(atoms);
   const ignored = (await repo.ignoredPresent(scannedPathspecs(atoms))).filter((f) => isScanned(f.path, wanted));
   if (ignored.length === 0) return;

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { commitMessage } from '../git/messages.js';
-import type { Person } from '../git/repo.js';
+import type { OverlayRepo, Person } from '../git/repo.js';
 import type { CommitSpec } from '../git/transaction.js';
 import type { StackModel } from '../model/resolve.js';
 import type { OverlayState } from '../overlay/scan.js';
@@ -76,6 +76,19 @@ export function chooseMaintainer(
     return { maintainers: maintainersFor(mine, stack), source: `your git identity, ${saved}`, save: mine };
   }
   return { maintainers: stack, source: "the stack manifest's default: this overlay sets none; set it with --maintainer" };
+}
+
+/** Where the choice is saved: a commit of the settings file (an overlay that has none), or ::gentoo's git config. */
+export function settingsSaves(maintainer: MaintainerChoice, creating: boolean, gentoo: boolean): { saveSettings: boolean; configSetting: MaintainerSetting | undefined } {
+  // ::gentoo keeps the setting in the clone's git config, never in a commit.
+  const saveSettings = maintainer.save !== undefined && !creating && !gentoo;
+  const configSetting = gentoo && maintainer.save !== undefined ? maintainer.save : undefined;
+  return { saveSettings, configSetting };
+}
+
+/** ::gentoo: the setting goes into the clone's git config. */
+export async function saveConfigSetting(repo: OverlayRepo, setting: MaintainerSetting): Promise<void> {
+  await repo.raw(['config', GENTOO_SETTING, formatMaintainer(setting)]);
 }
 
 export function settingsCommit(setting: MaintainerSetting, identity: Person): CommitSpec {
