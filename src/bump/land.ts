@@ -6,7 +6,7 @@ import type { Checked } from './check.js';
 import type { BumpInputs } from './inputs.js';
 import type { OverlayRead } from './read.js';
 import { ebuildPath, type HandEdits } from './reconcile.js';
-import type { Session } from './session.js';
+import type { Session } from './hold.js';
 import { saveConfigSetting } from './settings.js';
 import type { Committer } from './write.js';
 import type { BumpOptions } from './types.js';

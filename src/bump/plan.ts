@@ -10,7 +10,7 @@ import { leftCandidates, orphanTest } from './left.js';
 import { packageSetChanges, type PackageSets } from './package-sets.js';
 import type { OverlayRead } from './read.js';
 import { settleTargetsDesc } from './scaffold.js';
-import { existingParent, type Held } from './session.js';
+import { existingParent, type Held } from './hold.js';
 import { chooseMaintainer, GENTOO_SETTING, type MaintainerChoice } from './settings.js';
 import type { BumpOptions } from './types.js';
 

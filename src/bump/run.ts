@@ -7,7 +7,7 @@ import { planBump } from './plan.js';
 import { readOverlay } from './read.js';
 import { reconcileWithOverlay } from './reconcile.js';
 import { addRemovedFiles, bumpReport } from './report.js';
-import { createOverlay, exitIfInterrupted, holdOverlay, type Held } from './session.js';
+import { createOverlay, exitIfInterrupted, holdOverlay, type Held } from './hold.js';
 import { saveConfigSetting, settingsSaves } from './settings.js';
 import type { BumpOptions, BumpResult } from './types.js';
 import { committer, composeCommits } from './write.js';

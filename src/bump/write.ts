@@ -11,7 +11,7 @@ import type { BumpPlan } from './plan.js';
 import type { OverlayRead } from './read.js';
 import type { HandEdits } from './reconcile.js';
 import { isDescCommit, scaffoldCommits } from './scaffold.js';
-import type { Held } from './session.js';
+import type { Held } from './hold.js';
 import { settingsCommit } from './settings.js';
 import type { BumpOptions } from './types.js';
 
