@@ -33,8 +33,8 @@ export async function committer(inputs: BumpInputs, held: Held): Promise<Committ
  * or delete. The package commits (package-commits.ts) with the scaffolding's
  * around them: ::gentoo's rocm.eclass update first when the ebuilds need it,
  * the repository, amdgpu_targets.desc and eclass, new package sets, the
- * settings, then the packages, then a desc that only loses targets and
- * changed package sets. --bug/--closes trailers go on all but the sets'.
+ * settings, then the packages, then a desc that only loses targets, and
+ * last changed package sets: the one commit without --bug/--closes trailers.
  */
 export interface WriteInput {
   o: BumpOptions;
