@@ -14,7 +14,7 @@ import { packageFiles, readEbuild, type OverlayState } from '../overlay/scan.js'
 import { stackFor } from '../stack-check/index.js';
 import type { PackageWork } from './reconcile.js';
 import { metadataForVersions } from './metadata-versions.js';
-import { dependencyKeysOfText } from '../lint/overlay-deps.js';
+import { dependencyKeysOfText } from '../ebuild/dependencies.js';
 
 /**
  * The commits of the packages' work. By default one commit per package, as
@@ -41,6 +41,9 @@ export interface PackageCommits {
   removedFiles: { atom: string; files: string[] }[];
 }
 
+// One loop over the packages, each turn one piece: the closures below (texts, distfile
+// names, files/ use, metadata.xml) read that package's versions and its new text, and
+// both commit forms are made from them.
 export async function packageCommits(input: CommitInput): Promise<PackageCommits> {
   const { state, model, identity } = input;
   const first: CommitSpec[] = [];

@@ -1,12 +1,18 @@
+import { readRecord, recordTip } from '../git/generated-record.js';
 import { unifiedDiff } from '../git/text-merge.js';
 import { compareVersions, withoutRevision } from '../model/version.js';
 import type { ResolvedComponent, StackModel } from '../model/resolve.js';
 import { ebuildRelease } from '../model/held.js';
 import { readEbuild, type OverlayState } from '../overlay/scan.js';
 import type { Plan, PlanEntry } from '../plan/plan.js';
-import { renderEbuild } from '../render/index.js';
+import { currentYear, renderEbuild } from '../render/index.js';
 import { stackFor } from '../stack-check/index.js';
+import { UserError } from '../util/errors.js';
+import { ExitCode } from '../util/exit-codes.js';
+import type { BumpInputs } from './inputs.js';
 import { carryForward, copyrightYear, localState, sameButYear, type LocalState } from './local-edits.js';
+import type { OverlayRead } from './read.js';
+import type { BumpOptions } from './types.js';
 
 /**
  * What each package's commit writes, once the overlay's own ebuilds are read:
@@ -83,6 +89,8 @@ export function recordPaths(plan: Plan, state: OverlayState): string[] {
   return [...atoms].flatMap((atom) => (state.packages.get(atom)?.versions ?? []).map((v) => ebuildPath(atom, v)));
 }
 
+// One loop over the packages, each turn one piece: a revision bump, an add and the drops
+// of a package decide together which older ebuild's hand edits go where, and which are refused.
 export async function reconcile(input: ReconcileInput): Promise<Reconciled> {
   const { plan, model, state, record, year } = input;
   const works: PackageWork[] = [];
@@ -226,4 +234,46 @@ export async function reconcile(input: ReconcileInput): Promise<Reconciled> {
 
 function indent(text: string): string {
   return text.trimEnd().replace(/^/gm, '    ');
+}
+
+/**
+ * The fifth stage: every new ebuild rendered, then what the overlay holds of
+ * the planned packages read against the record of what was generated:
+ * revisions to bump, hand edits to carry forward, and those a bump would
+ * lose, refused with the change (nothing is written).
+ */
+export interface HandEdits {
+  works: PackageWork[];
+  /** What bump could not decide alone and reports. */
+  warnings: string[];
+  /** The year the new ebuilds' copyright line ends with. */
+  year: number;
+  /** The record's commit the new record follows (undefined: none yet, or no repository). */
+  recordAt: string | undefined;
+}
+
+export async function reconcileWithOverlay(o: BumpOptions, inputs: BumpInputs, read: OverlayRead, plan: Plan): Promise<HandEdits> {
+  const { repo, isRepo, model } = inputs;
+  const { state } = read;
+  const year = currentYear();
+  const adds = plan.entries.filter((e) => e.action === 'add');
+  const rendered = new Map(adds.map((e) => [e.atom, renderEbuild(e.component, model, { year })]));
+  const recordAt = isRepo ? await recordTip(repo) : undefined;
+  const record = isRepo ? await readRecord(repo, recordAt, recordPaths(plan, state)) : new Map<string, string>();
+  const { works, refusals, warnings } = await reconcile({ plan, model, state, record, rendered, year, discardLocal: o.discardLocal ?? false });
+  if (refusals.length > 0) refuseLocalEdits(refusals);
+  return { works, warnings, year, recordAt };
+}
+
+/** Ebuilds changed by hand that this bump would lose: refused with the change, and the ways on. */
+function refuseLocalEdits(refusals: Refusal[]): never {
+  const parts = refusals.map((r) => `${r.atom}-${r.version}: ${r.why}${r.diff ? `\n${r.diff.trimEnd().replace(/^/gm, '    ')}` : ''}`);
+  const others = [...new Set(refusals.map((r) => r.atom))];
+  throw new UserError(
+    `${refusals.length === 1 ? 'an ebuild' : `${refusals.length} ebuilds`} changed by hand would be lost; nothing was written:\n${parts.map((p) => `  ${p}`).join('\n')}\n` +
+      `hint: port the change to the stack manifest or by hand, then run again; or pass --discard-local to drop ${refusals.length === 1 ? 'it' : 'them'}; ` +
+      `or name the other packages on the command line to bump them without ${others.join(', ')}`,
+    ExitCode.overlayRefused,
+    { refused: refusals },
+  );
 }

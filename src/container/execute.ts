@@ -15,7 +15,7 @@ import { REPORT_FILES } from './layout.js';
 import { markdownReport, markdownSummary } from './markdown.js';
 import { buildReport, reportFileName, reportProblems, type TestReport } from './report.js';
 import { parsePhases, parseStatus } from './records.js';
-import type { PlannedContainer, PreparedRun, TestOptions, TestRunResult } from './run.js';
+import type { PlannedContainer, PreparedRun, TestOptions, TestRunResult } from './run-types.js';
 import { setupFiles } from './script.js';
 
 /*

@@ -1,5 +1,5 @@
-import type { Node, Tree } from './bash-parser.js';
-import type { OverlayIndex } from './overlay-deps.js';
+import type { Node, Tree } from '../ebuild/bash-parser.js';
+import type { OverlayIndex } from '../ebuild/dependencies.js';
 import type { GentooMasks } from '../manifest/gentoo-masks.js';
 
 /** pkgcheck's result levels. */

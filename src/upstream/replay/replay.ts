@@ -1,4 +1,4 @@
-import { parseBash, walk, type Node } from '../../lint/bash-parser.js';
+import { parseBash, walk, type Node } from '../../ebuild/bash-parser.js';
 import type { InsertSpec, PHASES, PrepareOp } from '../../manifest/types.js';
 import { patchesOf } from '../../model/patches.js';
 import type { ResolvedComponent } from '../../model/resolve.js';
