@@ -17,8 +17,8 @@ import { notice } from '../util/terminal.js';
 export default class Test extends BaseCommand {
   static override summary = 'Build and test the stack in containers, one per GPU, each given only its GPU';
   static override description = `Starts one container per selected GPU from a Gentoo stage3 image, passes it only that GPU
-(/dev/kfd and the GPU's render node, the host's groups of both, seccomp unconfined when tests run GPU code; never
---privileged), mounts the overlay and the ::gentoo tree read-only, and runs Portage inside: AMDGPU_TARGETS set to
+(/dev/kfd and the GPU's render node, the host's groups of both, CAP_SYS_NICE under the engine's seccomp profile
+when tests run GPU code; never --privileged), mounts the overlay and the ::gentoo tree read-only, and runs Portage inside: AMDGPU_TARGETS set to
 the container's gfx, ~amd64 accepted for the stack, dependencies from the shared binary packages (--pkgdir) or
 built once into them, then each atom under test (default: every package of the release) rebuilt in build order
 with FEATURES=test. Every command's exit status inside the container decides the result; failures are classified

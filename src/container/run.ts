@@ -11,7 +11,7 @@ import { UserError } from '../util/errors.js';
 import { IMAGE_REFERENCE_FORMAT, isImageReference } from '../util/names.js';
 import { printable } from '../util/printable.js';
 import { ExitCode } from '../util/exit-codes.js';
-import { runCommand, type EngineName, type RunSpec } from './command.js';
+import { GPU_CAPABILITIES, runCommand, type EngineName, type RunSpec } from './command.js';
 import { shellLine } from '../util/argv.js';
 import { detectEngine, engineInfo, noEngineError, type EngineInfo } from './engine.js';
 import { containerPaths, IN_CONTAINER } from './layout.js';
@@ -179,7 +179,7 @@ export async function prepareRun(options: TestOptions): Promise<PreparedRun> {
           ]
         : [],
       groups: !gpu ? [] : engine.rootless ? 'keep-groups' : gids,
-      seccompUnconfined: Boolean(gpu) && job.plan.atoms.some((a) => a.runTests && a.gpuTests),
+      capabilities: gpu && job.plan.atoms.some((a) => a.runTests && a.gpuTests) ? GPU_CAPABILITIES : [],
       mounts: [
         { host: overlay, container: IN_CONTAINER.overlay(repoName), readOnly: true },
         { host: tree, container: IN_CONTAINER.tree, readOnly: true },

@@ -1,3 +1,4 @@
+import { GPU_CAPABILITIES } from '../container/command.js';
 import { shellLine } from '../util/argv.js';
 
 /**
@@ -12,7 +13,7 @@ import { shellLine } from '../util/argv.js';
  * `seccomp=unconfined` would switch it off for every syscall. No-new-
  * privileges: nothing in the job gains privileges through a setuid program.
  */
-export const GPU_CAPABILITIES = ['SYS_NICE'] as const;
+export { GPU_CAPABILITIES };
 
 /** The render node a plan names for a GPU job: which one is chosen on the host that runs it. */
 export const RENDER_NODE_PLACEHOLDER = '/dev/dri/renderD<N>';
