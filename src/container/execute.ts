@@ -13,7 +13,7 @@ import { readGtestReports } from './gtest.js';
 import { junitXml } from './junit.js';
 import { REPORT_FILES } from './layout.js';
 import { markdownReport, markdownSummary } from './markdown.js';
-import { buildReport, reportFileName, reportProblems, type TestReport } from './report.js';
+import { buildReport, reportFileName, reportProblems, type ReportMeta, type TestReport } from './report.js';
 import { parsePhases, parseStatus } from './records.js';
 import type { PlannedContainer, PreparedRun, TestOptions, TestRunResult } from './run-types.js';
 import { setupFiles } from './script.js';
@@ -116,6 +116,14 @@ async function listFiles(dir: string, relativeTo: string): Promise<string[]> {
   }
 }
 
+/** How a container's run ended, as the report needs it. */
+interface Followed {
+  engineStatus: number | null;
+  interrupted: boolean;
+  /** The end of what the engine wrote to stderr: why it could not run the container, when it could not. */
+  stderrTail: string;
+}
+
 /**
  * One container: started with the plan's command line, followed (console to
  * console.log, the phases file for progress), stopped when the run is
@@ -123,11 +131,16 @@ async function listFiles(dir: string, relativeTo: string): Promise<string[]> {
  * exit status is not the verdict: the status file is.
  */
 async function runContainer(c: PlannedContainer, options: TestOptions, engine: EngineInfo, position: { index: number; count: number }): Promise<TestReport> {
-  const { progress } = options;
   const started = new Date();
-  const consoleFile = path.join(c.reportDir, REPORT_FILES.console);
+  const followed = await followContainer(c, options, position);
+  return writeContainerReport(c, options, engine, { started, ended: new Date() }, followed);
+}
+
+/** Start the container and follow it to its end: console to console.log, progress from its markers and phases. */
+async function followContainer(c: PlannedContainer, options: TestOptions, position: { index: number; count: number }): Promise<Followed> {
+  const { progress } = options;
+  const consoleOut = createWriteStream(path.join(c.reportDir, REPORT_FILES.console));
   const phasesFile = path.join(c.reportDir, REPORT_FILES.phases);
-  const consoleOut = createWriteStream(consoleFile);
   const plan = c.job.plan;
   const total = plan.atoms.length;
   let done = 0;
@@ -179,17 +192,7 @@ async function runContainer(c: PlannedContainer, options: TestOptions, engine: E
     interrupted = true;
     what = 'stopping';
     show();
-    // SIGTERM to the script, which stops emerge and records what it was doing; SIGKILL after 10 s.
-    if (!c.run) {
-      child.kill('SIGTERM');
-      stopping ??= new Promise((resolve) => setTimeout(resolve, 10_000).unref()).then(() => {
-        if (child.exitCode === null) child.kill('SIGKILL');
-      });
-      return;
-    }
-    stopping ??= capture(stopCommand(c.run.engine, c.name, 10), { env: options.env }).then(async (r) => {
-      if (r.code !== 0 && child.exitCode === null) child.kill('SIGKILL');
-    });
+    stopping ??= stopContainer(c, child, options.env);
   };
   options.signal.addEventListener('abort', stop, { once: true });
   if (options.signal.aborted) stop();
@@ -209,43 +212,73 @@ async function runContainer(c: PlannedContainer, options: TestOptions, engine: E
     // --rm removes it when it ends; this covers an engine client that died first.
     await capture(removeCommand(c.run.engine, c.name), { env: options.env });
   }
+  return { engineStatus, interrupted, stderrTail };
+}
 
-  const ended = new Date();
+/**
+ * Stop a running container. In place, SIGTERM to the script, which stops emerge and records
+ * what it was doing, and SIGKILL after 10 s; in an engine, its stop command (the same grace).
+ */
+function stopContainer(c: PlannedContainer, child: ReturnType<typeof spawn>, env: NodeJS.ProcessEnv): Promise<unknown> {
+  if (!c.run) {
+    child.kill('SIGTERM');
+    return new Promise((resolve) => setTimeout(resolve, 10_000).unref()).then(() => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
+  }
+  return capture(stopCommand(c.run.engine, c.name, 10), { env }).then(async (r) => {
+    if (r.code !== 0 && child.exitCode === null) child.kill('SIGKILL');
+  });
+}
+
+/** The GPU a container tested on, as the report describes it. */
+function deviceOf(c: PlannedContainer): Partial<Pick<ReportMeta, 'device'>> {
+  if (!c.gpu) return {};
+  return {
+    device: {
+      index: c.gpu.index,
+      gfx: c.gpu.gfx!,
+      ...(c.gpu.name ? { name: c.gpu.name } : {}),
+      ...(c.gpu.pciAddress ? { pciAddress: c.gpu.pciAddress } : {}),
+      ...(c.gpu.deviceId ? { deviceId: c.gpu.deviceId } : {}),
+      ...(c.gpu.uniqueId ? { uniqueId: c.gpu.uniqueId } : {}),
+      renderNode: c.gpu.render!.path,
+      ...(c.gpu.computeUnits !== null ? { computeUnits: c.gpu.computeUnits } : {}),
+      ...(c.gpu.vramBytes !== null ? { vramBytes: c.gpu.vramBytes } : {}),
+    },
+  };
+}
+
+/** Build the container's report from what it left in the report directory, check it, and write it with its JUnit and Markdown forms. */
+async function writeContainerReport(
+  c: PlannedContainer,
+  options: TestOptions,
+  engine: EngineInfo,
+  times: { started: Date; ended: Date },
+  followed: Followed,
+): Promise<TestReport> {
+  const { engineStatus, interrupted, stderrTail } = followed;
   const status = parseStatus(await reportText(path.join(c.reportDir, REPORT_FILES.status)));
   const report = await buildReport(
     {
       tool: { name: 'rocm-ebuild', version: options.toolVersion },
       gfx: c.job.gfx,
       ...(c.job.gfx ? { amdgpuTargets: c.job.gfx } : {}),
-      ...(c.gpu
-        ? {
-            device: {
-              index: c.gpu.index,
-              gfx: c.gpu.gfx!,
-              ...(c.gpu.name ? { name: c.gpu.name } : {}),
-              ...(c.gpu.pciAddress ? { pciAddress: c.gpu.pciAddress } : {}),
-              ...(c.gpu.deviceId ? { deviceId: c.gpu.deviceId } : {}),
-              ...(c.gpu.uniqueId ? { uniqueId: c.gpu.uniqueId } : {}),
-              renderNode: c.gpu.render!.path,
-              ...(c.gpu.computeUnits !== null ? { computeUnits: c.gpu.computeUnits } : {}),
-              ...(c.gpu.vramBytes !== null ? { vramBytes: c.gpu.vramBytes } : {}),
-            },
-          }
-        : {}),
+      ...deviceOf(c),
       engine:
         engine.name === 'none'
           ? { name: engine.outer === 'docker' || engine.outer === 'podman' ? engine.outer : 'none', version: 'in place' }
           : { name: engine.name, version: engine.version },
       image: options.image,
-      started: started.toISOString(),
-      ended: ended.toISOString(),
+      started: times.started.toISOString(),
+      ended: times.ended.toISOString(),
       container: { name: c.name, kept: options.keep },
     },
     c.job.plan,
     {
       status,
-      phases: parsePhases(await reportText(phasesFile)),
-      console: await readFile(consoleFile, 'utf8').catch(() => ''),
+      phases: parsePhases(await reportText(path.join(c.reportDir, REPORT_FILES.phases))),
+      console: await readFile(path.join(c.reportDir, REPORT_FILES.console), 'utf8').catch(() => ''),
       buildLogs: await listFiles(path.join(c.reportDir, REPORT_FILES.build), c.reportDir),
       gtest: await readGtestReports(path.join(c.reportDir, REPORT_FILES.gtest), c.reportDir),
       interrupted,

@@ -115,6 +115,20 @@ function logsOf(buildLogs: readonly string[], atom: string, version?: string): s
   });
 }
 
+/** The console and the phases file, split by the step (or atom) of the run they belong to. */
+interface Segments {
+  consoleBy: ReturnType<typeof splitConsole>;
+  phasesBy: ReturnType<typeof phasesBySegment>;
+  /** The console text of one segment. */
+  text: (segment: string) => string;
+}
+
+/** Why the run as a whole failed before its atoms, if it did, and the class of that failure. */
+interface RunVerdict {
+  runMessage: string | undefined;
+  runClass: FailureClass | null;
+}
+
 /**
  * The report of one container run, from the status file (every result comes
  * from an exit status recorded there), with phases, packages, classes and
@@ -122,128 +136,20 @@ function logsOf(buildLogs: readonly string[], atom: string, version?: string): s
  */
 export async function buildReport(meta: ReportMeta, plan: TestPlan, outcome: RunOutcome): Promise<TestReport> {
   const consoleBy = splitConsole(outcome.console);
-  const phasesBy = phasesBySegment(outcome.phases);
+  const seg: Segments = { consoleBy, phasesBy: phasesBySegment(outcome.phases), text: (segment) => (consoleBy.get(segment) ?? []).join('\n') };
   const step = (name: string) => outcome.status.find((s) => s.step === name);
-  const atomStatus = (atom: string) => outcome.status.find((s) => s.step === 'atom' && s.atom === atom);
-  const text = (segment: string) => (consoleBy.get(segment) ?? []).join('\n');
-  const atoms: AtomReport[] = [];
-  let runMessage: string | undefined;
-  let runClass: FailureClass | null = null;
+  const { atoms, ...verdict } = await stepsBeforeAtoms(outcome, seg);
 
-  // The steps before the atoms: any of them failing leaves the atoms not run.
-  const setup = step('setup');
-  const gpu = step('gpu');
-  const resolve = step('resolve');
-  const deps = step('deps');
-  if (!setup || setup.status !== 0) {
-    runMessage = outcome.engineError ?? (setup ? `setting up the container failed: ${setup.note || `exit status ${setup.status}`}` : outcome.interrupted ? 'interrupted before the container was set up' : 'the container did not start');
-    runClass = outcome.interrupted ? 'interrupted' : null;
-  } else if (!gpu || gpu.status !== 0) {
-    if (gpu || !outcome.interrupted) {
-      const c = classify({ step: 'gpu', status: gpu?.status ?? null, timedOut: false, interrupted: outcome.interrupted, text: text('gpu') });
-      runMessage = c.message;
-      runClass = c.failureClass;
-    } else {
-      runClass = 'interrupted';
-      runMessage = 'interrupted';
-    }
-  } else if (!resolve || resolve.status !== 0) {
-    const c = classify({ step: 'resolve', status: resolve?.status ?? null, timedOut: false, interrupted: outcome.interrupted || !resolve, text: text('resolve') });
-    runMessage = c.message;
-    runClass = c.failureClass;
-  } else {
-    // Dependencies: what emerge merged, each with its own outcome.
-    const emerged = emergedPackages(consoleBy.get('deps') ?? []);
-    const depPhases = phasesBy.get('deps') ?? [];
-    for (const e of emerged) {
-      const own = depPhases.filter((p) => p.atom === e.atom);
-      const last = own.length ? reportPhase(own[own.length - 1]!.phase) : undefined;
-      const logs = logsOf(outcome.buildLogs, e.atom, e.version);
-      let failure: { failureClass: FailureClass; message: string } | undefined;
-      if (e.failedPhase) {
-        const tail = logs.length ? await outcome.tail(logs[logs.length - 1]!) : '';
-        failure = classify({ step: 'deps', status: deps?.status ?? 1, timedOut: false, interrupted: false, phase: reportPhase(e.failedPhase) ?? last, text: `${text('deps')}\n${tail}` });
-      } else if (!e.done && outcome.interrupted) {
-        failure = { failureClass: 'interrupted', message: 'interrupted' };
-      }
-      atoms.push({
-        atom: e.atom,
-        version: e.version,
-        tested: false,
-        phase: e.done ? 'merged' : e.failedPhase ? (reportPhase(e.failedPhase) ?? last ?? 'fetch') : (last ?? 'fetch'),
-        result: e.done ? 'passed' : e.failedPhase ? 'failed' : 'not-run',
-        binpkg: e.binpkg,
-        seconds: elapsed(own),
-        failureClass: failure?.failureClass ?? null,
-        ...(failure ? { message: failure.message } : {}),
-        logs: [...logs, REPORT_FILES.console],
-      });
-    }
-    if (!deps || deps.status !== 0) {
-      const failedDep = atoms.find((a) => a.result === 'failed');
-      if (failedDep) {
-        runMessage = `dependency ${failedDep.atom}-${failedDep.version} failed: ${failedDep.message}`;
-        runClass = failedDep.failureClass;
-      } else {
-        const c = classify({ step: 'deps', status: deps?.status ?? null, timedOut: false, interrupted: outcome.interrupted || !deps, text: text('deps') });
-        runMessage = `building the dependencies failed: ${c.message}`;
-        runClass = c.failureClass;
-      }
-    }
-  }
-
-  const gtestOf = (atom: string) => outcome.gtest.filter((g) => g.file.startsWith(`${REPORT_FILES.gtest}/${atom}/`));
   let anyFailed = false;
   for (const planned of plan.atoms) {
-    const gtest = gtestOf(planned.atom);
-    const counts: { testCounts?: AtomReport['testCounts'] } = gtest.length ? { testCounts: gtestCounts(gtest) } : {};
-    const logs = [...logsOf(outcome.buildLogs, planned.atom, planned.version), ...gtest.map((g) => g.file), REPORT_FILES.console];
-    const base = { atom: planned.atom, version: planned.version, tested: true, binpkg: false, logs, ...counts };
-    const s = atomStatus(planned.atom);
-    if (!s) {
-      const interrupted = outcome.interrupted;
-      atoms.push({
-        ...base,
-        phase: 'resolve',
-        result: 'not-run',
-        seconds: 0,
-        failureClass: runClass ?? (interrupted ? 'interrupted' : null),
-        message: `not run: ${runMessage ?? (interrupted ? 'interrupted' : 'the run ended before it')}`,
-      });
-      continue;
-    }
-    const own = phasesBy.get(`atom:${planned.atom}`)?.filter((p) => p.atom === planned.atom) ?? [];
-    const last = own.length ? reportPhase(own[own.length - 1]!.phase) : undefined;
-    if (s.status === null) {
-      anyFailed = true;
-      atoms.push({ ...base, phase: 'resolve', result: 'skipped', seconds: 0, failureClass: null, message: `not run: ${s.note}` });
-      continue;
-    }
-    if (s.status === 0) {
-      atoms.push({
-        ...base,
-        phase: 'merged',
-        result: 'passed',
-        seconds: s.seconds,
-        failureClass: null,
-        ...(planned.runTests ? {} : { message: `built, not tested: ${planned.noTests}` }),
-      });
-      continue;
-    }
-    const interrupted = outcome.interrupted && s.note !== 'timeout';
-    const buildLog = logsOf(outcome.buildLogs, planned.atom, planned.version).pop();
-    const tail = buildLog ? await outcome.tail(buildLog) : '';
-    const c = classify({ step: 'atom', status: s.status, timedOut: s.note === 'timeout', interrupted, phase: last, text: `${text(`atom:${planned.atom}`)}\n${tail}` });
-    if (!interrupted) anyFailed = true;
-    const tc = counts.testCounts;
-    const names = gtest.flatMap((g) => g.suites.flatMap((su) => su.cases.filter((x) => x.failure !== undefined).map((x) => `${su.name}.${x.name}`)));
-    const failedTests =
-      tc && tc.failed > 0 && c.failureClass === 'test'
-        ? ` (${tc.failed} of ${tc.total} tests failed: ${names.slice(0, 3).join(', ')}${names.length > 3 ? ', …' : ''})`
-        : '';
-    atoms.push({ ...base, phase: last ?? 'resolve', result: interrupted ? 'not-run' : 'failed', seconds: s.seconds, failureClass: c.failureClass, message: c.message + failedTests });
+    const { atom, failed } = await plannedAtomReport(planned, outcome, seg, verdict);
+    atoms.push(atom);
+    if (failed) anyFailed = true;
   }
 
+  const setup = step('setup');
+  const gpu = step('gpu');
+  const { runMessage } = verdict;
   let result: TestReport['result'];
   if (outcome.interrupted) result = 'interrupted';
   else if (!setup || setup.status !== 0 || !gpu || gpu.status !== 0 || (outcome.engineStatus !== null && outcome.engineStatus >= 125 && outcome.status.length === 0)) result = 'error';
@@ -258,6 +164,132 @@ export async function buildReport(meta: ReportMeta, plan: TestPlan, outcome: Run
     ...(runMessage ? { message: runMessage } : {}),
     atoms,
   };
+}
+
+/**
+ * The steps before the atoms (setup, gpu, resolve, deps): any of them failing leaves the
+ * atoms not run, and says why. The dependencies emerge merged are reported, each with its outcome.
+ */
+async function stepsBeforeAtoms(outcome: RunOutcome, seg: Segments): Promise<RunVerdict & { atoms: AtomReport[] }> {
+  const step = (name: string) => outcome.status.find((s) => s.step === name);
+  const { text } = seg;
+  const setup = step('setup');
+  const gpu = step('gpu');
+  const resolve = step('resolve');
+  const deps = step('deps');
+  if (!setup || setup.status !== 0) {
+    return {
+      atoms: [],
+      runMessage: outcome.engineError ?? (setup ? `setting up the container failed: ${setup.note || `exit status ${setup.status}`}` : outcome.interrupted ? 'interrupted before the container was set up' : 'the container did not start'),
+      runClass: outcome.interrupted ? 'interrupted' : null,
+    };
+  }
+  if (!gpu || gpu.status !== 0) {
+    if (gpu || !outcome.interrupted) {
+      const c = classify({ step: 'gpu', status: gpu?.status ?? null, timedOut: false, interrupted: outcome.interrupted, text: text('gpu') });
+      return { atoms: [], runMessage: c.message, runClass: c.failureClass };
+    }
+    return { atoms: [], runMessage: 'interrupted', runClass: 'interrupted' };
+  }
+  if (!resolve || resolve.status !== 0) {
+    const c = classify({ step: 'resolve', status: resolve?.status ?? null, timedOut: false, interrupted: outcome.interrupted || !resolve, text: text('resolve') });
+    return { atoms: [], runMessage: c.message, runClass: c.failureClass };
+  }
+  const atoms = await dependencyReports(outcome, seg, deps?.status);
+  if (deps && deps.status === 0) return { atoms, runMessage: undefined, runClass: null };
+  const failedDep = atoms.find((a) => a.result === 'failed');
+  if (failedDep) return { atoms, runMessage: `dependency ${failedDep.atom}-${failedDep.version} failed: ${failedDep.message}`, runClass: failedDep.failureClass };
+  const c = classify({ step: 'deps', status: deps?.status ?? null, timedOut: false, interrupted: outcome.interrupted || !deps, text: text('deps') });
+  return { atoms, runMessage: `building the dependencies failed: ${c.message}`, runClass: c.failureClass };
+}
+
+/** Dependencies: what emerge merged, each with its own outcome. */
+async function dependencyReports(outcome: RunOutcome, seg: Segments, depsStatus: number | null | undefined): Promise<AtomReport[]> {
+  const atoms: AtomReport[] = [];
+  const emerged = emergedPackages(seg.consoleBy.get('deps') ?? []);
+  const depPhases = seg.phasesBy.get('deps') ?? [];
+  for (const e of emerged) {
+    const own = depPhases.filter((p) => p.atom === e.atom);
+    const last = own.length ? reportPhase(own[own.length - 1]!.phase) : undefined;
+    const logs = logsOf(outcome.buildLogs, e.atom, e.version);
+    let failure: { failureClass: FailureClass; message: string } | undefined;
+    if (e.failedPhase) {
+      const tail = logs.length ? await outcome.tail(logs[logs.length - 1]!) : '';
+      failure = classify({ step: 'deps', status: depsStatus ?? 1, timedOut: false, interrupted: false, phase: reportPhase(e.failedPhase) ?? last, text: `${seg.text('deps')}\n${tail}` });
+    } else if (!e.done && outcome.interrupted) {
+      failure = { failureClass: 'interrupted', message: 'interrupted' };
+    }
+    atoms.push({
+      atom: e.atom,
+      version: e.version,
+      tested: false,
+      phase: e.done ? 'merged' : e.failedPhase ? (reportPhase(e.failedPhase) ?? last ?? 'fetch') : (last ?? 'fetch'),
+      result: e.done ? 'passed' : e.failedPhase ? 'failed' : 'not-run',
+      binpkg: e.binpkg,
+      seconds: elapsed(own),
+      failureClass: failure?.failureClass ?? null,
+      ...(failure ? { message: failure.message } : {}),
+      logs: [...logs, REPORT_FILES.console],
+    });
+  }
+  return atoms;
+}
+
+/**
+ * One atom the plan tests, from its status line: not run, skipped, passed, or failed with
+ * its class and message (with the failing test cases). `failed` says it counts against the run.
+ */
+async function plannedAtomReport(
+  planned: TestPlan['atoms'][number],
+  outcome: RunOutcome,
+  seg: Segments,
+  verdict: RunVerdict,
+): Promise<{ atom: AtomReport; failed: boolean }> {
+  const gtest = outcome.gtest.filter((g) => g.file.startsWith(`${REPORT_FILES.gtest}/${planned.atom}/`));
+  const counts: { testCounts?: AtomReport['testCounts'] } = gtest.length ? { testCounts: gtestCounts(gtest) } : {};
+  const logs = [...logsOf(outcome.buildLogs, planned.atom, planned.version), ...gtest.map((g) => g.file), REPORT_FILES.console];
+  const base = { atom: planned.atom, version: planned.version, tested: true, binpkg: false, logs, ...counts };
+  const s = outcome.status.find((x) => x.step === 'atom' && x.atom === planned.atom);
+  if (!s) {
+    const interrupted = outcome.interrupted;
+    const atom: AtomReport = {
+      ...base,
+      phase: 'resolve',
+      result: 'not-run',
+      seconds: 0,
+      failureClass: verdict.runClass ?? (interrupted ? 'interrupted' : null),
+      message: `not run: ${verdict.runMessage ?? (interrupted ? 'interrupted' : 'the run ended before it')}`,
+    };
+    return { atom, failed: false };
+  }
+  const own = seg.phasesBy.get(`atom:${planned.atom}`)?.filter((p) => p.atom === planned.atom) ?? [];
+  const last = own.length ? reportPhase(own[own.length - 1]!.phase) : undefined;
+  if (s.status === null) {
+    return { atom: { ...base, phase: 'resolve', result: 'skipped', seconds: 0, failureClass: null, message: `not run: ${s.note}` }, failed: true };
+  }
+  if (s.status === 0) {
+    const atom: AtomReport = {
+      ...base,
+      phase: 'merged',
+      result: 'passed',
+      seconds: s.seconds,
+      failureClass: null,
+      ...(planned.runTests ? {} : { message: `built, not tested: ${planned.noTests}` }),
+    };
+    return { atom, failed: false };
+  }
+  const interrupted = outcome.interrupted && s.note !== 'timeout';
+  const buildLog = logsOf(outcome.buildLogs, planned.atom, planned.version).pop();
+  const tail = buildLog ? await outcome.tail(buildLog) : '';
+  const c = classify({ step: 'atom', status: s.status, timedOut: s.note === 'timeout', interrupted, phase: last, text: `${seg.text(`atom:${planned.atom}`)}\n${tail}` });
+  const tc = counts.testCounts;
+  const names = gtest.flatMap((g) => g.suites.flatMap((su) => su.cases.filter((x) => x.failure !== undefined).map((x) => `${su.name}.${x.name}`)));
+  const failedTests =
+    tc && tc.failed > 0 && c.failureClass === 'test'
+      ? ` (${tc.failed} of ${tc.total} tests failed: ${names.slice(0, 3).join(', ')}${names.length > 3 ? ', …' : ''})`
+      : '';
+  const atom: AtomReport = { ...base, phase: last ?? 'resolve', result: interrupted ? 'not-run' : 'failed', seconds: s.seconds, failureClass: c.failureClass, message: c.message + failedTests };
+  return { atom, failed: !interrupted };
 }
 
 /**

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { cacheHome, resolveDistdir } from '../distfiles/locations.js';
 import { checkedDeviceTable, deviceTablePath } from '../gpu/devices.js';
-import { readTopology, rootsFromEnv, usable, type Gpu } from '../gpu/topology.js';
+import { readTopology, rootsFromEnv, usable, type Gpu, type Topology } from '../gpu/topology.js';
 import { scanOverlay } from '../overlay/scan.js';
 import { UserError } from '../util/errors.js';
 import { IMAGE_REFERENCE_FORMAT, isImageReference } from '../util/names.js';
@@ -120,9 +120,38 @@ export async function prepareRun(options: TestOptions): Promise<PreparedRun> {
   const { selected, notes } = noGpu ? { selected: [], notes: [] as string[] } : selectGpus(topology, options.gpus, model.release.policy, model.release.version, { dryRun: options.dryRun });
   notes.push(...treeNotes);
 
-  let engine: EngineInfo;
-  if (inPlace || !probe) {
-    engine = { name: 'none', version: 'in place', rootless: false, outer: await containerEngineHere(options.env) };
+  const engine = await chooseEngine(options, probe, wanted, notes);
+  const distdir = resolveDistdir(options.distdir, options.env);
+  const pkgdir = path.resolve(options.pkgdir ?? path.join(cacheHome(options.env), 'binpkgs'));
+  const setting: ContainerSetting = {
+    options,
+    plan: noGpu ? withoutGpuTests(plan) : plan,
+    release: model.release.version,
+    topology,
+    usableGpus: topology.gpus.filter((g) => usable(topology, g)),
+    engine,
+    repoName,
+    hostPaths: { tree, overlay, distdir, pkgdir },
+    reportRoot: path.resolve(options.reportDir),
+    runId: randomBytes(3).toString('hex'),
+  };
+  const targets: { gpu: Gpu | null; label: string; standIn?: boolean }[] = noGpu ? [{ gpu: null, label: NO_GPU_LABEL }] : selected;
+  const containers = targets.map((target) => plannedContainer(setting, target));
+  return { plan, topology, engine, containers, notes, pkgdir, distdir };
+}
+
+/**
+ * The engine that will run the containers: in place (only inside a container, as root), or the
+ * one the probe found. Without one, a dry run still shows the commands (said in `notes`).
+ */
+async function chooseEngine(
+  options: TestOptions,
+  probe: Promise<{ found: EngineName | undefined; info: EngineInfo | undefined }> | undefined,
+  wanted: EngineName | undefined,
+  notes: string[],
+): Promise<EngineInfo> {
+  if (options.engine === 'none' || !probe) {
+    const engine: EngineInfo = { name: 'none', version: 'in place', rootless: false, outer: await containerEngineHere(options.env) };
     if (!engine.outer && !options.dryRun) {
       throw new UserError(
         '--engine none runs Portage on this machine, rewriting /etc/portage and /etc/group: it is meant for CI jobs that already run in a Gentoo container, and no container was detected (/.dockerenv, /run/.containerenv). Set ROCM_EBUILD_IN_CONTAINER=1 if this is one.',
@@ -130,77 +159,88 @@ export async function prepareRun(options: TestOptions): Promise<PreparedRun> {
       );
     }
     if (process.geteuid?.() !== 0 && !options.dryRun) throw new UserError('--engine none needs root: it configures Portage on this machine', ExitCode.invalidInput);
-  } else {
-    const { found, info } = await probe;
-    if (!found && !options.dryRun) throw noEngineError(wanted);
-    const engineName = found ?? wanted ?? 'podman';
-    engine = info ?? { name: engineName, version: found ? 'not asked (--dry-run)' : 'not installed', rootless: engineName === 'podman' && process.geteuid?.() !== 0 };
-    if (!found) notes.push(`${engineName} is not installed: the commands are shown, nothing can run here`);
+    return engine;
   }
+  const { found, info } = await probe;
+  if (!found && !options.dryRun) throw noEngineError(wanted);
+  const engineName = found ?? wanted ?? 'podman';
+  if (!found) notes.push(`${engineName} is not installed: the commands are shown, nothing can run here`);
+  return info ?? { name: engineName, version: found ? 'not asked (--dry-run)' : 'not installed', rootless: engineName === 'podman' && process.geteuid?.() !== 0 };
+}
 
-  const distdir = resolveDistdir(options.distdir, options.env);
-  const pkgdir = path.resolve(options.pkgdir ?? path.join(cacheHome(options.env), 'binpkgs'));
-  const reportRoot = path.resolve(options.reportDir);
-  const runId = randomBytes(3).toString('hex');
+/** What every container of a run shares. */
+interface ContainerSetting {
+  options: TestOptions;
+  /** The plan as the containers run it (without GPU tests under --gpu none). */
+  plan: TestPlan;
+  release: string;
+  topology: Topology;
+  /** The GPUs of this machine a container may use, in the order the runtime numbers them. */
+  usableGpus: Gpu[];
+  engine: EngineInfo;
+  repoName: string;
+  hostPaths: { tree: string; overlay: string; distdir: string; pkgdir: string };
+  reportRoot: string;
+  runId: string;
+}
+
+/** One container of the run: its job (what runs inside), its name, and the command line that starts it. */
+function plannedContainer(s: ContainerSetting, { gpu, label, standIn }: { gpu: Gpu | null; label: string; standIn?: boolean }): PlannedContainer {
+  const { options, topology, engine } = s;
+  const inPlace = options.engine === 'none';
   const shardEnv: Record<string, string> = options.shard ? { GTEST_SHARD_INDEX: String(options.shard.index - 1), GTEST_TOTAL_SHARDS: String(options.shard.total) } : {};
-  const usableGpus = topology.gpus.filter((g) => usable(topology, g));
-  const targets: { gpu: Gpu | null; label: string; standIn?: boolean }[] = noGpu ? [{ gpu: null, label: NO_GPU_LABEL }] : selected;
-  const containers = targets.map(({ gpu, label, standIn }) => {
-    const render = gpu?.render ?? null;
-    const gids = gpu ? [...new Set([topology.kfd.gid, render!.gid].filter((g): g is number => g !== null))] : [];
-    const reportDir = path.join(reportRoot, label);
-    const paths = inPlace
-      ? { tree, overlay, distdir, pkgdir, log: reportDir, setup: path.join(reportDir, 'setup') }
-      : containerPaths(repoName);
-    const job: ContainerJob = {
-      plan: noGpu ? withoutGpuTests(plan) : plan,
-      gfx: gpu?.gfx ?? null,
-      paths,
-      // In place the job's container may see every GPU of its machine: the runtime is told which one is ours.
-      testEnv: { ...(inPlace && gpu ? { ROCR_VISIBLE_DEVICES: String(standIn ? 0 : usableGpus.indexOf(gpu)) } : {}), ...shardEnv },
-      repoName,
-      jobs: options.jobs,
-      timeoutSeconds: options.timeoutSeconds,
-      gids,
-      devices: gpu ? (inPlace ? [topology.kfd.hostPath, render!.hostPath] : [topology.kfd.path, render!.path]) : [],
-      userpriv: !engine.rootless,
-    };
-    const name = inPlace ? `in-place-${label}` : `rocm-ebuild-${model.release.version.replace(/\./g, '')}-${label}-${runId}`;
-    const shown = standIn ? { standIn } : {};
-    if (inPlace) return { label, gpu, name, reportDir, job, argv: ['/bin/sh', path.join(paths.setup, 'run.sh')], ...shown };
-    const run: RunSpec = {
-      engine: engine.name as EngineName,
-      name,
-      image: options.image,
-      devices: gpu
-        ? [
-            { host: topology.kfd.hostPath, container: topology.kfd.path },
-            { host: render!.hostPath, container: render!.path },
-          ]
-        : [],
-      groups: !gpu ? [] : engine.rootless ? 'keep-groups' : gids,
-      capabilities: gpu && job.plan.atoms.some((a) => a.runTests && a.gpuTests) ? GPU_CAPABILITIES : [],
-      mounts: [
-        { host: overlay, container: IN_CONTAINER.overlay(repoName), readOnly: true },
-        { host: tree, container: IN_CONTAINER.tree, readOnly: true },
-        { host: distdir, container: IN_CONTAINER.distdir, readOnly: false },
-        { host: pkgdir, container: IN_CONTAINER.pkgdir, readOnly: false },
-        { host: reportDir, container: IN_CONTAINER.log, readOnly: false },
-        { host: path.join(reportDir, 'setup'), container: IN_CONTAINER.setup, readOnly: true },
-      ],
-      labels: { 'io.rocm-ebuild.release': model.release.version, 'io.rocm-ebuild.gfx': gpu?.gfx ?? 'none', 'io.rocm-ebuild.run': runId },
-      remove: !options.keep,
-      command: ['/bin/sh', `${IN_CONTAINER.setup}/run.sh`],
-    };
-    let argv: string[];
-    try {
-      argv = runCommand(run);
-    } catch (err) {
-      throw new UserError((err as Error).message, ExitCode.invalidInput);
-    }
-    return { label, gpu, name, reportDir, job, run, argv, ...shown };
-  });
-  return { plan, topology, engine, containers, notes, pkgdir, distdir };
+  const render = gpu?.render ?? null;
+  const gids = gpu ? [...new Set([topology.kfd.gid, render!.gid].filter((g): g is number => g !== null))] : [];
+  const reportDir = path.join(s.reportRoot, label);
+  const paths = inPlace ? { ...s.hostPaths, log: reportDir, setup: path.join(reportDir, 'setup') } : containerPaths(s.repoName);
+  const job: ContainerJob = {
+    plan: s.plan,
+    gfx: gpu?.gfx ?? null,
+    paths,
+    // In place the job's container may see every GPU of its machine: the runtime is told which one is ours.
+    testEnv: { ...(inPlace && gpu ? { ROCR_VISIBLE_DEVICES: String(standIn ? 0 : s.usableGpus.indexOf(gpu)) } : {}), ...shardEnv },
+    repoName: s.repoName,
+    jobs: options.jobs,
+    timeoutSeconds: options.timeoutSeconds,
+    gids,
+    devices: gpu ? (inPlace ? [topology.kfd.hostPath, render!.hostPath] : [topology.kfd.path, render!.path]) : [],
+    userpriv: !engine.rootless,
+  };
+  const name = inPlace ? `in-place-${label}` : `rocm-ebuild-${s.release.replace(/\./g, '')}-${label}-${s.runId}`;
+  const shown = standIn ? { standIn } : {};
+  if (inPlace) return { label, gpu, name, reportDir, job, argv: ['/bin/sh', path.join(paths.setup, 'run.sh')], ...shown };
+  const { overlay, tree, distdir, pkgdir } = s.hostPaths;
+  const run: RunSpec = {
+    engine: engine.name as EngineName,
+    name,
+    image: options.image,
+    devices: gpu
+      ? [
+          { host: topology.kfd.hostPath, container: topology.kfd.path },
+          { host: render!.hostPath, container: render!.path },
+        ]
+      : [],
+    groups: !gpu ? [] : engine.rootless ? 'keep-groups' : gids,
+    capabilities: gpu && job.plan.atoms.some((a) => a.runTests && a.gpuTests) ? GPU_CAPABILITIES : [],
+    mounts: [
+      { host: overlay, container: IN_CONTAINER.overlay(s.repoName), readOnly: true },
+      { host: tree, container: IN_CONTAINER.tree, readOnly: true },
+      { host: distdir, container: IN_CONTAINER.distdir, readOnly: false },
+      { host: pkgdir, container: IN_CONTAINER.pkgdir, readOnly: false },
+      { host: reportDir, container: IN_CONTAINER.log, readOnly: false },
+      { host: path.join(reportDir, 'setup'), container: IN_CONTAINER.setup, readOnly: true },
+    ],
+    labels: { 'io.rocm-ebuild.release': s.release, 'io.rocm-ebuild.gfx': gpu?.gfx ?? 'none', 'io.rocm-ebuild.run': s.runId },
+    remove: !options.keep,
+    command: ['/bin/sh', `${IN_CONTAINER.setup}/run.sh`],
+  };
+  let argv: string[];
+  try {
+    argv = runCommand(run);
+  } catch (err) {
+    throw new UserError((err as Error).message, ExitCode.invalidInput);
+  }
+  return { label, gpu, name, reportDir, job, run, argv, ...shown };
 }
 
 /** The report subdirectory of a build without a GPU. */

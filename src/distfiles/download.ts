@@ -99,20 +99,32 @@ function writeAllSync(fd: number, chunks: Buffer[], position: number): void {
   }
 }
 
+type Failed = Extract<AttemptResult, { ok: false }>;
+
+/** A failed attempt from `req`, with `bytes` of the partial file on disk. */
+function failure(
+  req: AttemptRequest,
+  bytes: number,
+  c: { kind: FailureKind; outcome: string; summary?: string; cause: FailureCause },
+  extra: Partial<Failed> = {},
+): Failed {
+  return { ok: false, url: req.url, kind: c.kind, outcome: c.outcome, summary: c.summary ?? c.outcome, cause: c.cause, bytes, ...extra };
+}
+
+/** Without a Manifest size, the --max-size cap a body may not pass; undefined when the Manifest sizes the file. */
+function capOf(req: AttemptRequest): number | undefined {
+  return req.expectedSize === undefined ? req.maxSize : undefined;
+}
+
+function capText(limit: number): string {
+  return `the ${formatBytes(limit)} cap on downloads the Manifest does not size yet (--max-size)`;
+}
+
 /**
  * One GET of one URL into the partial file. Never throws for network or HTTP
  * trouble: the result says what happened and what it means for the next try.
  */
 export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResult> {
-  let bytes = req.resumeFrom;
-  type Failed = Extract<AttemptResult, { ok: false }>;
-  const fail = (
-    c: { kind: FailureKind; outcome: string; summary?: string; cause: FailureCause },
-    extra: Partial<Failed> = {},
-  ): Failed => ({ ok: false, url: req.url, kind: c.kind, outcome: c.outcome, summary: c.summary ?? c.outcome, cause: c.cause, bytes, ...extra });
-  const capped = req.expectedSize === undefined ? req.maxSize : undefined;
-  const capText = (limit: number) => `the ${formatBytes(limit)} cap on downloads the Manifest does not size yet (--max-size)`;
-
   const headers: { [name: string]: string } = {};
   if (req.resumeFrom > 0) {
     headers.range = `bytes=${req.resumeFrom}-`;
@@ -125,9 +137,29 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
     const c = classifyError(err);
     // A redirect target that failed is the host to blame, not the URL we started from.
     const at = (err as { requestUrl?: string })?.requestUrl;
-    return fail(c, at && at !== req.url ? { url: at } : {});
+    return failure(req, req.resumeFrom, c, at && at !== req.url ? { url: at } : {});
   }
 
+  const extent = await bodyExtent(req, res);
+  if ('ok' in extent) return extent;
+  const { offset, total } = extent;
+
+  const validator = strongValidator(res);
+  if (validator) {
+    const meta: PartialMeta = { url: req.url, validator, ...(total !== undefined ? { size: total } : {}) };
+    await writeReplacing(req.metaFile, JSON.stringify(meta));
+  } else {
+    await fs.rm(req.metaFile, { force: true });
+  }
+  return receiveBody(req, res, offset, total);
+}
+
+/**
+ * Where the body the server answered with goes in the file (after the kept prefix, or from the
+ * start) and how long the whole file is, when it says; or why the answer is no use, its body dumped.
+ */
+async function bodyExtent(req: AttemptRequest, res: HttpResponse): Promise<{ offset: number; total: number | undefined } | Failed> {
+  const fail = (c: Parameters<typeof failure>[2], extra: Partial<Failed> = {}) => failure(req, req.resumeFrom, c, extra);
   let offset: number;
   let total: number | undefined;
   if (res.statusCode === 206 && req.resumeFrom > 0) {
@@ -159,6 +191,7 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
     return fail({ ...c, outcome: `${c.outcome}${via(res)}` }, { url: res.url, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
   }
 
+  const capped = capOf(req);
   if (req.expectedSize !== undefined && total !== undefined && total !== req.expectedSize) {
     await res.body.dump().catch(() => undefined);
     return fail({
@@ -172,16 +205,13 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
     await res.body.dump().catch(() => undefined);
     return fail({ kind: 'wrong-url', outcome: `serves ${formatBytes(total)}, more than ${capText(capped)}${via(res)}`, summary: 'larger than --max-size', cause: 'too-large' });
   }
+  return { offset, total };
+}
 
-  const validator = strongValidator(res);
-  if (validator) {
-    const meta: PartialMeta = { url: req.url, validator, ...(total !== undefined ? { size: total } : {}) };
-    await writeReplacing(req.metaFile, JSON.stringify(meta));
-  } else {
-    await fs.rm(req.metaFile, { force: true });
-  }
-
-  bytes = offset;
+/** Stream the body into the partial file from `offset`, refusing it once it outgrows the Manifest's size or the cap. */
+async function receiveBody(req: AttemptRequest, res: HttpResponse, offset: number, total: number | undefined): Promise<AttemptResult> {
+  const capped = capOf(req);
+  let bytes = offset;
   req.onStart({ url: res.url, offset, ...(total !== undefined ? { size: total } : {}) });
   let handle: fs.FileHandle | undefined;
   // Chunks are gathered and written with one writev per MiB: one write per
@@ -225,13 +255,13 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
     });
     flush();
     if (total !== undefined && bytes !== total) {
-      return fail({ kind: 'transient', outcome: `body ended after ${bytes} of ${total} bytes${via(res)}`, summary: 'body cut short', cause: 'network' });
+      return failure(req, bytes, { kind: 'transient', outcome: `body ended after ${bytes} of ${total} bytes${via(res)}`, summary: 'body cut short', cause: 'network' });
     }
     // On disk before the rename makes it a distfile: a crash must not leave a short file under the final name.
     await handle.datasync();
   } catch (err) {
     res.body.destroy();
-    if (refused !== undefined) return fail({ kind: 'wrong-url', ...refused }, { discardPartial: true });
+    if (refused !== undefined) return failure(req, bytes, { kind: 'wrong-url', ...refused }, { discardPartial: true });
     // What did arrive is worth keeping for the resume.
     try {
       flush();
@@ -239,7 +269,7 @@ export async function downloadAttempt(req: AttemptRequest): Promise<AttemptResul
       // The disk error that stopped us is the one to report.
     }
     const c = classifyError(err);
-    return fail({ ...c, outcome: `${c.outcome} after ${bytes} bytes${via(res)}` }, { url: res.url });
+    return failure(req, bytes, { ...c, outcome: `${c.outcome} after ${bytes} bytes${via(res)}` }, { url: res.url });
   } finally {
     await handle?.close();
   }

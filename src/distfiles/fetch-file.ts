@@ -153,6 +153,31 @@ function hintFor(failures: Failure[], need: DistfileNeed, ctx: FetchContext, par
   );
 }
 
+/** One distfile's fetch as it goes: where its bytes are written, and what each URL did. */
+interface FetchRun {
+  need: DistfileNeed;
+  ctx: FetchContext;
+  final: string;
+  partial: string;
+  metaFile: string;
+  attempts: DistfileAttempt[];
+  failures: Failure[];
+}
+
+/** Record a failed attempt (and tell the progress display, with the wait before the next one). */
+function noteFailure(
+  run: FetchRun,
+  url: string,
+  what: { outcome: string; summary?: string; cause: DistfileFailureCause },
+  kind: Failure['kind'],
+  retryInMs?: number,
+): void {
+  const attempt: DistfileAttempt = { url, outcome: what.outcome, cause: what.cause };
+  run.attempts.push(attempt);
+  run.failures.push({ kind, url, outcome: what.outcome, summary: what.summary ?? what.outcome, cause: what.cause });
+  run.ctx.progress.attemptFailed(run.need.name, attempt, retryInMs);
+}
+
 /**
  * Fetches one distfile into `<distdir>/<name>`: mirrors first, then upstream,
  * each URL retried with backoff on transient failures, partial data resumed.
@@ -164,15 +189,19 @@ export async function fetchDistfile(
   ctx: FetchContext,
   priorAttempts: DistfileAttempt[] = [],
 ): Promise<DistfileResult> {
-  const { name, expected } = need;
-  const final = path.join(ctx.distdir, name);
-  const partial = partialPath(ctx.distdir, name);
-  const metaFile = partialMetaPath(ctx.distdir, name);
-  const attempts: DistfileAttempt[] = [...priorAttempts];
-  const failures: Failure[] = [];
+  const { name } = need;
+  const run: FetchRun = {
+    need,
+    ctx,
+    final: path.join(ctx.distdir, name),
+    partial: partialPath(ctx.distdir, name),
+    metaFile: partialMetaPath(ctx.distdir, name),
+    attempts: [...priorAttempts],
+    failures: [],
+  };
 
   const { candidates: mirrorCandidates, skipped } = await ctx.mirrors.candidatesFor(name);
-  attempts.push(...skipped);
+  run.attempts.push(...skipped);
   const seen = new Set<string>();
   const candidates: Candidate[] = [...mirrorCandidates, ...need.urls.map((url) => ({ url }))].filter((c) => {
     if (seen.has(c.url)) return false;
@@ -180,143 +209,159 @@ export async function fetchDistfile(
     return true;
   });
 
-  const note = (
-    url: string,
-    what: { outcome: string; summary?: string; cause: DistfileFailureCause },
-    kind: Failure['kind'],
-    retryInMs?: number,
-  ) => {
-    const attempt: DistfileAttempt = { url, outcome: what.outcome, cause: what.cause };
-    attempts.push(attempt);
-    failures.push({ kind, url, outcome: what.outcome, summary: what.summary ?? what.outcome, cause: what.cause });
-    ctx.progress.attemptFailed(name, attempt, retryInMs);
-  };
-
-  /** Hash the finished partial, check it, and move it into place. */
-  const install = async (
-    result: Extract<AttemptResult, { ok: true }>,
-  ): Promise<{ entry: ManifestEntry } | { problem: string }> => {
-    const mtime = settledMtime(result.lastModifiedMs);
-    await fs.utimes(partial, mtime, mtime);
-    ctx.progress.hashing(name, result.bytes);
-    const hashed = await ctx.hasher.hash(partial, { name, useCache: false });
-    const problem = expected ? mismatch(hashed.entry, expected) : undefined;
-    if (problem) return { problem };
-    await fs.rename(partial, final);
-    await syncDirectory(ctx.distdir);
-    await discard(metaFile);
-    const after = stampOf(await fs.stat(final, { bigint: true }));
-    // Our rename moved ctime and nothing else; anything more means someone else wrote the file meanwhile.
-    if (hashed.readStartMs !== undefined && sameContentStamp(hashed.stamp, after)) {
-      ctx.hasher.record(final, after, hashed.entry, hashed.readStartMs);
-    }
-    return { entry: hashed.entry };
-  };
-
   for (const candidate of candidates) {
     const down = ctx.hosts.check(candidate.url);
     if (down) {
-      note(candidate.url, { outcome: `skipped: ${down.host} failed earlier in this run (${down.summary})`, summary: down.summary, cause: down.cause }, 'wrong-url');
+      noteFailure(run, candidate.url, { outcome: `skipped: ${down.host} failed earlier in this run (${down.summary})`, summary: down.summary, cause: down.cause }, 'wrong-url');
       continue;
     }
-    const isMirror = candidate.mirror !== undefined;
-    const retries = isMirror ? Math.min(MIRROR_RETRIES, ctx.policy.retries) : ctx.policy.retries;
-    let failuresInARow = 0;
-    let progressRetries = 0;
-    let restartedAfterMismatch = false;
-    while (!ctx.signal?.aborted) {
-      const resume = await resumePoint(partial, metaFile, candidate.url, expected);
-      let result: AttemptResult;
-      if (expected && resume.from === expected.size) {
-        // An earlier run got every byte but stopped before installing it.
-        result = { ok: true, url: candidate.url, bytes: resume.from, resumedFrom: resume.from };
-      } else {
-        result = await downloadAttempt({
-          url: candidate.url,
-          partial,
-          metaFile,
-          resumeFrom: resume.from,
-          ...(resume.validator ? { validator: resume.validator } : {}),
-          ...(expected ? { expectedSize: expected.size } : {}),
-          ...(ctx.maxSize !== undefined ? { maxSize: ctx.maxSize } : {}),
-          dispatcher: ctx.dispatcher,
-          timeoutMs: ctx.timeoutMs,
-          ...(ctx.signal ? { signal: ctx.signal } : {}),
-          onStart: (info) => ctx.progress.downloading(name, info),
-          onBytes: (bytes) => ctx.progress.received(name, bytes),
-        });
-      }
-
-      if (result.ok) {
-        let installed: Awaited<ReturnType<typeof install>>;
-        try {
-          installed = await install(result);
-        } catch (err) {
-          const c = classifyError(err);
-          note(candidate.url, { outcome: `could not verify or install the download: ${c.outcome}`, summary: c.summary, cause: 'local' }, 'fatal');
-          break;
-        }
-        if ('entry' in installed) {
-          attempts.push({ url: result.url, outcome: result.resumedFrom > 0 ? `ok (resumed at ${result.resumedFrom} bytes)` : 'ok' });
-          return { name, status: 'fetched', path: final, entry: installed.entry, source: result.url, attempts, neededBy: need.neededBy };
-        }
-        await discard(partial, metaFile);
-        if (result.resumedFrom > 0 && !restartedAfterMismatch) {
-          // The old prefix may be what was wrong: one clean download from this URL decides.
-          restartedAfterMismatch = true;
-          note(
-            candidate.url,
-            { outcome: `resumed download does not match the Manifest (${installed.problem}); downloading it whole`, summary: 'content does not match the Manifest', cause: 'content' },
-            'mismatch',
-            0,
-          );
-          continue;
-        }
-        note(result.url, { outcome: `content does not match the Manifest (${installed.problem})`, summary: 'content does not match the Manifest', cause: 'content' }, 'mismatch');
-        break;
-      }
-
-      if (result.discardPartial) await discard(partial, metaFile);
-      if (result.kind === 'fatal') {
-        note(result.url, result, 'fatal');
-        break;
-      }
-      if (result.kind === 'wrong-url') {
-        note(result.url, result, 'wrong-url');
-        ctx.hosts.report(result.url, result);
-        break;
-      }
-      // Bytes only count as progress if the next attempt can build on them.
-      const resumable = expected !== undefined;
-      const madeProgress = resumable && result.bytes > resume.from;
-      if (madeProgress && progressRetries < MAX_PROGRESS_RETRIES) {
-        progressRetries++;
-        failuresInARow = 0;
-      } else {
-        failuresInARow++;
-      }
-      if (failuresInARow > retries) {
-        note(result.url, result, 'transient');
-        // Only a host that could not be talked to at all is skipped by the other files; an HTTP error is per file.
-        ctx.hosts.report(result.url, result);
-        break;
-      }
-      const delay = backoffDelay(ctx.policy, Math.max(1, failuresInARow), result.retryAfterMs);
-      note(result.url, result, 'transient', delay);
-      await sleep(delay, ctx.signal);
-    }
+    const fetched = await fetchFrom(run, candidate);
+    if (fetched) return fetched;
     if (ctx.signal?.aborted) break;
-    if (failures[failures.length - 1]?.kind === 'fatal') break;
+    if (run.failures[run.failures.length - 1]?.kind === 'fatal') break;
   }
+  return failedResult(run, candidates.length);
+}
 
+/**
+ * Tries one URL until the file is installed (its result), or the URL is given up (undefined):
+ * transient failures retried with backoff, a resumed download that does not match the
+ * Manifest downloaded once more whole.
+ */
+async function fetchFrom(run: FetchRun, candidate: Candidate): Promise<DistfileResult | undefined> {
+  const { need, ctx, partial, metaFile } = run;
+  const { name, expected } = need;
+  const isMirror = candidate.mirror !== undefined;
+  const retries = isMirror ? Math.min(MIRROR_RETRIES, ctx.policy.retries) : ctx.policy.retries;
+  let failuresInARow = 0;
+  let progressRetries = 0;
+  let restartedAfterMismatch = false;
+  while (!ctx.signal?.aborted) {
+    const resume = await resumePoint(partial, metaFile, candidate.url, expected);
+    const result = await attemptFrom(run, candidate, resume);
+
+    if (result.ok) {
+      let installed: Awaited<ReturnType<typeof install>>;
+      try {
+        installed = await install(run, result);
+      } catch (err) {
+        const c = classifyError(err);
+        noteFailure(run, candidate.url, { outcome: `could not verify or install the download: ${c.outcome}`, summary: c.summary, cause: 'local' }, 'fatal');
+        return undefined;
+      }
+      if ('entry' in installed) {
+        run.attempts.push({ url: result.url, outcome: result.resumedFrom > 0 ? `ok (resumed at ${result.resumedFrom} bytes)` : 'ok' });
+        return { name, status: 'fetched', path: run.final, entry: installed.entry, source: result.url, attempts: run.attempts, neededBy: need.neededBy };
+      }
+      await discard(partial, metaFile);
+      if (result.resumedFrom > 0 && !restartedAfterMismatch) {
+        // The old prefix may be what was wrong: one clean download from this URL decides.
+        restartedAfterMismatch = true;
+        noteFailure(
+          run,
+          candidate.url,
+          { outcome: `resumed download does not match the Manifest (${installed.problem}); downloading it whole`, summary: 'content does not match the Manifest', cause: 'content' },
+          'mismatch',
+          0,
+        );
+        continue;
+      }
+      noteFailure(run, result.url, { outcome: `content does not match the Manifest (${installed.problem})`, summary: 'content does not match the Manifest', cause: 'content' }, 'mismatch');
+      return undefined;
+    }
+
+    if (result.discardPartial) await discard(partial, metaFile);
+    if (result.kind === 'fatal') {
+      noteFailure(run, result.url, result, 'fatal');
+      return undefined;
+    }
+    if (result.kind === 'wrong-url') {
+      noteFailure(run, result.url, result, 'wrong-url');
+      ctx.hosts.report(result.url, result);
+      return undefined;
+    }
+    // Bytes only count as progress if the next attempt can build on them.
+    const resumable = expected !== undefined;
+    const madeProgress = resumable && result.bytes > resume.from;
+    if (madeProgress && progressRetries < MAX_PROGRESS_RETRIES) {
+      progressRetries++;
+      failuresInARow = 0;
+    } else {
+      failuresInARow++;
+    }
+    if (failuresInARow > retries) {
+      noteFailure(run, result.url, result, 'transient');
+      // Only a host that could not be talked to at all is skipped by the other files; an HTTP error is per file.
+      ctx.hosts.report(result.url, result);
+      return undefined;
+    }
+    const delay = backoffDelay(ctx.policy, Math.max(1, failuresInARow), result.retryAfterMs);
+    noteFailure(run, result.url, result, 'transient', delay);
+    await sleep(delay, ctx.signal);
+  }
+  return undefined;
+}
+
+/** One download from a URL, resumed where the partial file ends (or nothing to download, when it is whole). */
+async function attemptFrom(run: FetchRun, candidate: Candidate, resume: Awaited<ReturnType<typeof resumePoint>>): Promise<AttemptResult> {
+  const { ctx, need, partial, metaFile } = run;
+  const { name, expected } = need;
+  if (expected && resume.from === expected.size) {
+    // An earlier run got every byte but stopped before installing it.
+    return { ok: true, url: candidate.url, bytes: resume.from, resumedFrom: resume.from };
+  }
+  return downloadAttempt({
+    url: candidate.url,
+    partial,
+    metaFile,
+    resumeFrom: resume.from,
+    ...(resume.validator ? { validator: resume.validator } : {}),
+    ...(expected ? { expectedSize: expected.size } : {}),
+    ...(ctx.maxSize !== undefined ? { maxSize: ctx.maxSize } : {}),
+    dispatcher: ctx.dispatcher,
+    timeoutMs: ctx.timeoutMs,
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+    onStart: (info) => ctx.progress.downloading(name, info),
+    onBytes: (bytes) => ctx.progress.received(name, bytes),
+  });
+}
+
+/** Hash the finished partial, check it, and move it into place. */
+async function install(
+  run: FetchRun,
+  result: Extract<AttemptResult, { ok: true }>,
+): Promise<{ entry: ManifestEntry } | { problem: string }> {
+  const { ctx, partial, final, metaFile } = run;
+  const { name, expected } = run.need;
+  const mtime = settledMtime(result.lastModifiedMs);
+  await fs.utimes(partial, mtime, mtime);
+  ctx.progress.hashing(name, result.bytes);
+  const hashed = await ctx.hasher.hash(partial, { name, useCache: false });
+  const problem = expected ? mismatch(hashed.entry, expected) : undefined;
+  if (problem) return { problem };
+  await fs.rename(partial, final);
+  await syncDirectory(ctx.distdir);
+  await discard(metaFile);
+  const after = stampOf(await fs.stat(final, { bigint: true }));
+  // Our rename moved ctime and nothing else; anything more means someone else wrote the file meanwhile.
+  if (hashed.readStartMs !== undefined && sameContentStamp(hashed.stamp, after)) {
+    ctx.hasher.record(final, after, hashed.entry, hashed.readStartMs);
+  }
+  return { entry: hashed.entry };
+}
+
+/** The result of a fetch no URL served: the last outcome, the decisive failure, and what to do. */
+async function failedResult(run: FetchRun, candidateCount: number): Promise<DistfileResult> {
+  const { need, ctx, attempts, failures } = run;
+  const { name } = need;
   const last = attempts[attempts.length - 1];
   const decisive = failures[failures.length - 1];
-  const partialBytes = await sizeOf(partial);
+  const partialBytes = await sizeOf(run.partial);
   const error = ctx.signal?.aborted
     ? `fetching ${name} was interrupted`
     : !last
       ? `no URL to fetch ${name} from`
-      : `could not fetch ${name}: ${last.outcome} (${last.url})${candidates.length > 1 ? `, after trying ${candidates.length} URLs` : ''}`;
+      : `could not fetch ${name}: ${last.outcome} (${last.url})${candidateCount > 1 ? `, after trying ${candidateCount} URLs` : ''}`;
   return {
     name,
     status: 'failed',

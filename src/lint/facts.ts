@@ -1,4 +1,4 @@
-import { parseBash } from '../ebuild/bash-parser.js';
+import { parseBash, type Node, type Tree } from '../ebuild/bash-parser.js';
 import type { Assignment, Command, EbuildFacts, EbuildInput, Visited } from './types.js';
 
 /** Strip one level of bash quoting from an assignment's value text. */
@@ -30,12 +30,56 @@ function lineIndex(text: string): (offset: number) => number {
 
 export async function extractFacts(input: EbuildInput, wants: NodeWants = new Map()): Promise<EbuildFacts> {
   const tree = await parseBash(input.text);
-  const root = tree.rootNode;
-  const globals: Assignment[] = [];
-  const functions = new Map<string, import('../ebuild/bash-parser.js').Node>();
+  const { globals, functions } = topLevel(tree.rootNode);
+  const { collected, found } = walkTree(tree, input.text, wants);
   let inherits: string[] = [];
   let inheritLine: number | undefined;
+  const commands: Command[] = [];
+  for (const c of found) {
+    if (!c.name) continue;
+    commands.push(c as Command);
+    if (c.name === 'inherit' && !c.fn) {
+      inherits = c.node.namedChildren.filter((n) => n && n.type !== 'command_name').map((n) => n!.text);
+      inheritLine = c.line;
+    }
+  }
+  // distutils_enable_tests adds IUSE=test (and RESTRICT) itself.
+  const eclassIuse = [...(input.eclassIuse ?? []), ...(commands.some((c) => c.name === 'distutils_enable_tests' && !c.fn) ? ['test'] : [])];
+  const iuse = new Set<string>();
+  const iuseDefaults = new Set<string>();
+  const iuseWords = [
+    ...(globals.find((g) => g.name === 'IUSE')?.value.split(/\s+/) ?? []),
+    ...eclassIuse,
+  ].filter(Boolean);
+  for (const w of iuseWords) {
+    const flag = w.replace(/^[+-]/, '');
+    iuse.add(flag);
+    if (w.startsWith('+')) iuseDefaults.add(flag);
+  }
+  return {
+    input,
+    tree,
+    lines: input.text.split('\n'),
+    globals,
+    globalMap: new Map(globals.map((g) => [g.name, g])),
+    inherits,
+    ...(inheritLine !== undefined ? { inheritLine } : {}),
+    functions,
+    commands,
+    iuse,
+    iuseDefaults,
+    nodes(type) {
+      const list = collected.get(type);
+      if (!list) throw new Error(`lint: node type ${type} was not collected; declare it in the check's nodeTypes`);
+      return list;
+    },
+  };
+}
 
+/** The ebuild's global assignments and its functions, by name. */
+function topLevel(root: Node): { globals: Assignment[]; functions: Map<string, Node> } {
+  const globals: Assignment[] = [];
+  const functions = new Map<string, Node>();
   for (const child of root.namedChildren) {
     if (!child) continue;
     if (child.type === 'variable_assignment') {
@@ -48,15 +92,21 @@ export async function extractFacts(input: EbuildInput, wants: NodeWants = new Ma
       if (name) functions.set(name, child);
     }
   }
+  return { globals, functions };
+}
 
-  // One walk over the whole tree with a cursor, which creates no node objects:
-  // a check's node types are collected on the way, with their enclosing
-  // function and ancestors, and only the nodes asked for are materialised.
-  // (A walk per check, climbing parents, was most of the lint's time.)
-  const text = input.text;
+/** A command as the walk finds it: its name is filled in when the walk reaches its command_name. */
+type Found = Omit<Command, 'name'> & { name?: string };
+
+/**
+ * One walk over the whole tree with a cursor, which creates no node objects:
+ * a check's node types are collected on the way, with their enclosing
+ * function and ancestors, and only the nodes asked for are materialised.
+ * (A walk per check, climbing parents, was most of the lint's time.)
+ */
+function walkTree(tree: Tree, text: string, wants: NodeWants): { collected: Map<string, Visited[]>; found: Found[] } {
   const lineOf = lineIndex(text);
   const collected = new Map<string, Visited[]>([...wants.keys()].map((t) => [t, []]));
-  type Found = Omit<Command, 'name'> & { name?: string };
   const found: Found[] = [];
   const ancestors: string[] = [];
   /** Per level of `ancestors`: the function name in force below it, and the command it is (if one). */
@@ -116,44 +166,5 @@ export async function extractFacts(input: EbuildInput, wants: NodeWants = new Ma
   } finally {
     cursor.delete();
   }
-  const commands: Command[] = [];
-  for (const c of found) {
-    if (!c.name) continue;
-    commands.push(c as Command);
-    if (c.name === 'inherit' && !c.fn) {
-      inherits = c.node.namedChildren.filter((n) => n && n.type !== 'command_name').map((n) => n!.text);
-      inheritLine = c.line;
-    }
-  }
-  // distutils_enable_tests adds IUSE=test (and RESTRICT) itself.
-  const eclassIuse = [...(input.eclassIuse ?? []), ...(commands.some((c) => c.name === 'distutils_enable_tests' && !c.fn) ? ['test'] : [])];
-  const iuse = new Set<string>();
-  const iuseDefaults = new Set<string>();
-  const iuseWords = [
-    ...(globals.find((g) => g.name === 'IUSE')?.value.split(/\s+/) ?? []),
-    ...eclassIuse,
-  ].filter(Boolean);
-  for (const w of iuseWords) {
-    const flag = w.replace(/^[+-]/, '');
-    iuse.add(flag);
-    if (w.startsWith('+')) iuseDefaults.add(flag);
-  }
-  return {
-    input,
-    tree,
-    lines: input.text.split('\n'),
-    globals,
-    globalMap: new Map(globals.map((g) => [g.name, g])),
-    inherits,
-    ...(inheritLine !== undefined ? { inheritLine } : {}),
-    functions,
-    commands,
-    iuse,
-    iuseDefaults,
-    nodes(type) {
-      const list = collected.get(type);
-      if (!list) throw new Error(`lint: node type ${type} was not collected; declare it in the check's nodeTypes`);
-      return list;
-    },
-  };
+  return { collected, found };
 }

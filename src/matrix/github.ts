@@ -2,7 +2,7 @@ import { shellLine } from '../util/argv.js';
 import { gfxTargetVersion } from '../gpu/gfx.js';
 import { CI_PATHS, header, installNode, matrixCommand, PREPARE_TREE, testCommand, type EmitOptions } from './emit.js';
 import { hostContainerScript, REMOVE_HOST_CONTAINER, RENDER_NODE_VARIABLE, renderNodeScript, type HostContainer } from './gpu-access.js';
-import type { Matrix } from './plan.js';
+import type { Matrix, MatrixJob } from './plan.js';
 import { toolSetup, type ToolSetup } from './tool-source.js';
 import { emitYaml } from './yaml-out.js';
 
@@ -88,108 +88,134 @@ function containerScript(tool: ToolSetup, job: string): string {
  * script.
  */
 export function githubWorkflow(m: Matrix, options: EmitOptions): string {
-  const base = m.jobs.find((j) => j.id === 'base')!;
-  const gpuJobs = m.jobs.filter((j) => j.gfx !== null);
   const tool = toolSetup(options.tool);
-  const checkout = { uses: GITHUB_ACTIONS.checkout, with: { path: OVERLAY, 'persist-credentials': false } };
-  const clean = { name: 'An empty output directory', run: shellLine(['rm', '-rf', '--', OUT]) };
-  const removeContainer = (id: string) => ({ name: 'Remove the container', if: '${{ always() }}', env: { JOB_ID: id }, run: REMOVE_HOST_CONTAINER });
-  const inContainer = (c: Omit<HostContainer, 'image' | 'scriptVariable'>): HostContainer => ({ ...c, image: base.image, scriptVariable: 'ROCM_EBUILD_JOB' });
-  const testLine = `${tool.run} test $ATOMS --overlay ${IN.overlay} ${shellLine(['--version', m.version, '--tests', m.tests])} --gpu "$GFX" $ARGS --engine none --pkgdir ${IN.pkgdir} --distdir ${CI_PATHS.distdir} --report-dir ${IN.reports}`;
+  const shared = sharedSteps(m.jobs.find((j) => j.id === 'base')!);
   const workflow = {
     name: `rocm-ebuild test ROCm ${m.version}`,
     on: { workflow_dispatch: null, pull_request: { paths: ['**/*.ebuild', 'eclass/**', 'profiles/**'] } },
     permissions: {},
     concurrency: { group: `rocm-ebuild-test-${m.version}-\${{ github.ref }}`, 'cancel-in-progress': true },
-    jobs: {
-      plan: {
-        'runs-on': 'ubuntu-latest',
-        'timeout-minutes': 30,
-        steps: [
-          { uses: GITHUB_ACTIONS.setupNode, with: { 'node-version': 22 } },
-          ...(tool.install.length ? [{ name: 'rocm-ebuild', run: tool.install.join('\n') }] : []),
-          { name: 'The job matrix', run: `${tool.run} ${matrixCommand(m)}` },
-        ],
-      },
-      base: {
-        needs: 'plan',
-        if: SAME_REPOSITORY_ONLY,
-        permissions: { contents: 'read' },
-        'runs-on': base.runner,
-        'timeout-minutes': base.timeoutMinutes,
-        steps: [
-          checkout,
-          clean,
-          {
-            name: 'Build the packages without GPU targets, in a stage3 container',
-            env: {
-              JOB_ID: 'base',
-              ROCM_EBUILD_JOB: containerScript(tool, testCommand(base, tool.run, { overlay: IN.overlay, reports: IN.reports, pkgdir: IN.pkgdir })),
-            },
-            run: hostContainerScript(
-              inContainer({
-                gpu: false,
-                passEnv: [],
-                env: { ROCM_EBUILD_IN_CONTAINER: 'github' },
-                copyIn: [[OVERLAY, IN.overlay]],
-                copyOut: [
-                  [IN.reports, OUT],
-                  [IN.pkgdir, OUT],
-                ],
-              }),
-            ),
-          },
-          { name: 'Upload the binary packages', uses: GITHUB_ACTIONS.uploadArtifact, with: { name: 'binpkgs-base', path: `${OUT}/binpkgs`, 'retention-days': 7 } },
-          { name: 'Upload the report', if: '${{ always() }}', uses: GITHUB_ACTIONS.uploadArtifact, with: { name: 'reports-base', path: `${OUT}/reports`, 'if-no-files-found': 'ignore' } },
-          removeContainer('base'),
-        ],
-      },
-      test: {
-        needs: 'base',
-        if: SAME_REPOSITORY_ONLY,
-        permissions: { contents: 'read' },
-        strategy: {
-          'fail-fast': false,
-          matrix: {
-            include: gpuJobs.map((j) => ({
-              id: j.id,
-              gfx: j.gfx,
-              gfx_version: String(gfxTargetVersion(j.gfx!)),
-              runner: j.runner[j.runner.length - 1],
-              atoms: shellLine(j.atoms),
-              args: shellLine(j.testArgs.slice(j.testArgs.indexOf(j.gfx!) + 1)),
-            })),
-          },
-        },
-        'runs-on': ['self-hosted', 'linux', 'x64', '${{ matrix.runner }}'],
-        'timeout-minutes': gpuJobs[0]?.timeoutMinutes ?? base.timeoutMinutes,
-        steps: [
-          checkout,
-          clean,
-          { name: 'The base binary packages', uses: GITHUB_ACTIONS.downloadArtifact, with: { name: 'binpkgs-base', path: `${OUT}/binpkgs` } },
-          { name: "The render node of this runner's GPU", env: { GFX: '${{ matrix.gfx }}', GFX_VERSION: '${{ matrix.gfx_version }}' }, run: renderNodeScript() },
-          {
-            name: 'rocm-ebuild test, in a stage3 container given that GPU',
-            // $ATOMS and $ARGS are split into words on purpose: atoms and flags, each a plain word.
-            env: { JOB_ID: '${{ matrix.id }}', ATOMS: '${{ matrix.atoms }}', GFX: '${{ matrix.gfx }}', ARGS: '${{ matrix.args }}', ROCM_EBUILD_JOB: containerScript(tool, testLine) },
-            run: hostContainerScript(
-              inContainer({
-                gpu: true,
-                passEnv: ['ATOMS', 'GFX', 'ARGS'],
-                env: { ROCM_EBUILD_IN_CONTAINER: 'github' },
-                copyIn: [
-                  [OVERLAY, IN.overlay],
-                  [OUT, IN.out],
-                ],
-                copyOut: [[IN.reports, OUT]],
-              }),
-            ),
-          },
-          { name: 'Upload the report and JUnit', if: '${{ always() }}', uses: GITHUB_ACTIONS.uploadArtifact, with: { name: 'reports-${{ matrix.id }}', path: `${OUT}/reports`, 'if-no-files-found': 'ignore' } },
-          removeContainer('${{ matrix.id }}'),
-        ],
-      },
-    },
+    jobs: { plan: planJob(m, tool), base: baseJob(tool, shared), test: testJob(m, tool, shared) },
   };
   return emitYaml([{ value: workflow, comment: header('GitHub Actions workflow', m, options, tool, trusts()), scalarComments: ACTION_TAGS }], { expressions: GITHUB_EXPRESSIONS });
+}
+
+/** Steps and settings the base and test jobs share (the same objects, written once each). */
+interface SharedSteps {
+  base: MatrixJob;
+  checkout: { uses: string; with: Record<string, unknown> };
+  clean: { name: string; run: string };
+  removeContainer: (id: string) => Record<string, unknown>;
+  inContainer: (c: Omit<HostContainer, 'image' | 'scriptVariable'>) => HostContainer;
+}
+
+function sharedSteps(base: MatrixJob): SharedSteps {
+  return {
+    base,
+    checkout: { uses: GITHUB_ACTIONS.checkout, with: { path: OVERLAY, 'persist-credentials': false } },
+    clean: { name: 'An empty output directory', run: shellLine(['rm', '-rf', '--', OUT]) },
+    removeContainer: (id) => ({ name: 'Remove the container', if: '${{ always() }}', env: { JOB_ID: id }, run: REMOVE_HOST_CONTAINER }),
+    inContainer: (c) => ({ ...c, image: base.image, scriptVariable: 'ROCM_EBUILD_JOB' }),
+  };
+}
+
+/** `plan`: prints the job matrix on a GitHub-hosted runner. */
+function planJob(m: Matrix, tool: ToolSetup): Record<string, unknown> {
+  return {
+    'runs-on': 'ubuntu-latest',
+    'timeout-minutes': 30,
+    steps: [
+      { uses: GITHUB_ACTIONS.setupNode, with: { 'node-version': 22 } },
+      ...(tool.install.length ? [{ name: 'rocm-ebuild', run: tool.install.join('\n') }] : []),
+      { name: 'The job matrix', run: `${tool.run} ${matrixCommand(m)}` },
+    ],
+  };
+}
+
+/** `base`: builds the target-independent binary packages in a stage3 container on a CPU runner, and uploads them. */
+function baseJob(tool: ToolSetup, { base, checkout, clean, removeContainer, inContainer }: SharedSteps): Record<string, unknown> {
+  return {
+    needs: 'plan',
+    if: SAME_REPOSITORY_ONLY,
+    permissions: { contents: 'read' },
+    'runs-on': base.runner,
+    'timeout-minutes': base.timeoutMinutes,
+    steps: [
+      checkout,
+      clean,
+      {
+        name: 'Build the packages without GPU targets, in a stage3 container',
+        env: {
+          JOB_ID: 'base',
+          ROCM_EBUILD_JOB: containerScript(tool, testCommand(base, tool.run, { overlay: IN.overlay, reports: IN.reports, pkgdir: IN.pkgdir })),
+        },
+        run: hostContainerScript(
+          inContainer({
+            gpu: false,
+            passEnv: [],
+            env: { ROCM_EBUILD_IN_CONTAINER: 'github' },
+            copyIn: [[OVERLAY, IN.overlay]],
+            copyOut: [
+              [IN.reports, OUT],
+              [IN.pkgdir, OUT],
+            ],
+          }),
+        ),
+      },
+      { name: 'Upload the binary packages', uses: GITHUB_ACTIONS.uploadArtifact, with: { name: 'binpkgs-base', path: `${OUT}/binpkgs`, 'retention-days': 7 } },
+      { name: 'Upload the report', if: '${{ always() }}', uses: GITHUB_ACTIONS.uploadArtifact, with: { name: 'reports-base', path: `${OUT}/reports`, 'if-no-files-found': 'ignore' } },
+      removeContainer('base'),
+    ],
+  };
+}
+
+/** `test`: one job per gfx (and test shard) on a self-hosted runner with that GPU, after the base packages. */
+function testJob(m: Matrix, tool: ToolSetup, { base, checkout, clean, removeContainer, inContainer }: SharedSteps): Record<string, unknown> {
+  const gpuJobs = m.jobs.filter((j) => j.gfx !== null);
+  const testLine = `${tool.run} test $ATOMS --overlay ${IN.overlay} ${shellLine(['--version', m.version, '--tests', m.tests])} --gpu "$GFX" $ARGS --engine none --pkgdir ${IN.pkgdir} --distdir ${CI_PATHS.distdir} --report-dir ${IN.reports}`;
+  return {
+    needs: 'base',
+    if: SAME_REPOSITORY_ONLY,
+    permissions: { contents: 'read' },
+    strategy: {
+      'fail-fast': false,
+      matrix: {
+        include: gpuJobs.map((j) => ({
+          id: j.id,
+          gfx: j.gfx,
+          gfx_version: String(gfxTargetVersion(j.gfx!)),
+          runner: j.runner[j.runner.length - 1],
+          atoms: shellLine(j.atoms),
+          args: shellLine(j.testArgs.slice(j.testArgs.indexOf(j.gfx!) + 1)),
+        })),
+      },
+    },
+    'runs-on': ['self-hosted', 'linux', 'x64', '${{ matrix.runner }}'],
+    'timeout-minutes': gpuJobs[0]?.timeoutMinutes ?? base.timeoutMinutes,
+    steps: [
+      checkout,
+      clean,
+      { name: 'The base binary packages', uses: GITHUB_ACTIONS.downloadArtifact, with: { name: 'binpkgs-base', path: `${OUT}/binpkgs` } },
+      { name: "The render node of this runner's GPU", env: { GFX: '${{ matrix.gfx }}', GFX_VERSION: '${{ matrix.gfx_version }}' }, run: renderNodeScript() },
+      {
+        name: 'rocm-ebuild test, in a stage3 container given that GPU',
+        // $ATOMS and $ARGS are split into words on purpose: atoms and flags, each a plain word.
+        env: { JOB_ID: '${{ matrix.id }}', ATOMS: '${{ matrix.atoms }}', GFX: '${{ matrix.gfx }}', ARGS: '${{ matrix.args }}', ROCM_EBUILD_JOB: containerScript(tool, testLine) },
+        run: hostContainerScript(
+          inContainer({
+            gpu: true,
+            passEnv: ['ATOMS', 'GFX', 'ARGS'],
+            env: { ROCM_EBUILD_IN_CONTAINER: 'github' },
+            copyIn: [
+              [OVERLAY, IN.overlay],
+              [OUT, IN.out],
+            ],
+            copyOut: [[IN.reports, OUT]],
+          }),
+        ),
+      },
+      { name: 'Upload the report and JUnit', if: '${{ always() }}', uses: GITHUB_ACTIONS.uploadArtifact, with: { name: 'reports-${{ matrix.id }}', path: `${OUT}/reports`, 'if-no-files-found': 'ignore' } },
+      removeContainer('${{ matrix.id }}'),
+    ],
+  };
 }

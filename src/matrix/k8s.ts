@@ -4,7 +4,7 @@ import type { DeviceTable } from '../gpu/devices.js';
 import { deviceIdsOf } from '../gpu/devices.js';
 import { CI_PATHS, header, installNode, PREPARE_TREE, testCommand, type EmitOptions } from './emit.js';
 import { GPU_CAPABILITIES } from './gpu-access.js';
-import type { Matrix } from './plan.js';
+import type { Matrix, MatrixJob } from './plan.js';
 import { toolSetup } from './tool-source.js';
 import { CiValueError, emitYaml } from './yaml-out.js';
 
@@ -60,7 +60,6 @@ function trusts(k8s: Omit<K8sOptions, 'devices'>): string[] {
  * other image (a floating alpine/git or busybox tag) runs on the GPU nodes.
  */
 export function k8sJobs(m: Matrix, options: EmitOptions, k8s: K8sOptions): string {
-  const release = m.version.replace(/\./g, '');
   const mark = `${CI_PATHS.pkgdir}/.rocm-ebuild-base-${m.version}`;
   const tool = toolSetup(options.tool);
   const namespace = k8s.namespace ? { namespace: k8s.namespace } : {};
@@ -75,90 +74,7 @@ export function k8sJobs(m: Matrix, options: EmitOptions, k8s: K8sOptions): strin
     shellLine(['git', '-C', OVERLAY, 'fetch', '-q', '--depth=1', '--', k8s.repo, k8s.commit]),
     shellLine(['git', '-C', OVERLAY, 'checkout', '-q', '--detach', k8s.commit, '--']),
   ];
-  const jobs = m.jobs.map((j) => {
-    const name = `rocm-ebuild-${release}-${j.id}`.toLowerCase();
-    // Job names become the pods' job-name label: a DNS subdomain that is also a label value.
-    if (!isDnsSubdomain(name) || !isLabelValue(name)) throw new CiValueError(`the Job of ${j.id}`, name, 'not a valid Kubernetes Job name (63 characters at most, lower-case letters, digits and -)');
-    const labels = { 'app.kubernetes.io/name': 'rocm-ebuild', 'rocm-ebuild/release': m.version, 'rocm-ebuild/job': j.id };
-    for (const [k, v] of Object.entries(labels)) if (!isLabelKey(k) || !isLabelValue(v)) throw new CiValueError(`label ${k}`, v, 'not a valid Kubernetes label value');
-    const script = [
-      PREPARE_TREE,
-      installNode(true),
-      ...fetchOverlay,
-      ...tool.install,
-      testCommand(j, tool.run, { overlay: OVERLAY, reports: `/shared/reports/${m.version}` }),
-      ...(j.gfx === null ? [shellLine(['touch', '--', mark])] : []),
-    ];
-    const ids = j.gfx ? deviceIdsOf(k8s.devices, j.gfx) : [];
-    let placement: Record<string, unknown> = {};
-    if (j.gfx && k8s.nodeLabel) placement = { nodeSelector: { [k8s.nodeLabel]: j.gfx } };
-    else if (j.gfx && ids.length) {
-      placement = {
-        affinity: {
-          nodeAffinity: {
-            requiredDuringSchedulingIgnoredDuringExecution: {
-              nodeSelectorTerms: [{ matchExpressions: [{ key: 'amd.com/gpu.device-id', operator: 'In', values: ids }] }],
-            },
-          },
-        },
-      };
-    }
-    const confined = { privileged: false, allowPrivilegeEscalation: false, seccompProfile: { type: 'RuntimeDefault' } };
-    const securityContext = j.gpus ? { ...confined, capabilities: { add: [...GPU_CAPABILITIES] } } : confined;
-    return {
-      apiVersion: 'batch/v1',
-      kind: 'Job',
-      metadata: { name, ...namespace, labels },
-      spec: {
-        backoffLimit: 0,
-        activeDeadlineSeconds: j.timeoutMinutes * 60,
-        ttlSecondsAfterFinished: 7 * 24 * 3600,
-        template: {
-          metadata: { labels },
-          spec: {
-            restartPolicy: 'Never',
-            // The build runs code from the overlay and from upstream: it gets no credentials for the cluster.
-            automountServiceAccountToken: false,
-            ...placement,
-            ...(j.gfx === null
-              ? {}
-              : {
-                  initContainers: [
-                    {
-                      name: 'wait-for-base',
-                      image: j.image,
-                      command: ['sh', '-c', `until [ -e ${mark} ]; do sleep 60; done`],
-                      securityContext: confined,
-                      volumeMounts: [{ name: 'shared', mountPath: CI_PATHS.pkgdir, subPath: 'binpkgs' }],
-                    },
-                  ],
-                }),
-            containers: [
-              {
-                name: 'test',
-                image: j.image,
-                workingDir: '/work',
-                command: ['sh', '-c', script.join(' && ')],
-                env: [{ name: 'ROCM_EBUILD_IN_CONTAINER', value: 'kubernetes' }],
-                resources: j.gpus ? { limits: { 'amd.com/gpu': 1 } } : { requests: { cpu: '4', memory: '16Gi' } },
-                securityContext,
-                volumeMounts: [
-                  { name: 'work', mountPath: '/work' },
-                  { name: 'shared', mountPath: CI_PATHS.pkgdir, subPath: 'binpkgs' },
-                  { name: 'shared', mountPath: CI_PATHS.distdir, subPath: 'distfiles' },
-                  { name: 'shared', mountPath: '/shared/reports', subPath: 'reports' },
-                ],
-              },
-            ],
-            volumes: [
-              { name: 'work', emptyDir: {} },
-              { name: 'shared', persistentVolumeClaim: { claimName: k8s.claim } },
-            ],
-          },
-        },
-      },
-    };
-  });
+  const jobs = m.jobs.map((j) => k8sJob(m, j, k8s, { mark, namespace, fetchOverlay, tool }));
   const comment = [
     ...header('Kubernetes Jobs', m, options, tool, trusts(k8s)),
     `kubectl apply -f this file; kubectl wait --for=condition=complete job -l rocm-ebuild/release=${m.version}`,
@@ -167,6 +83,105 @@ export function k8sJobs(m: Matrix, options: EmitOptions, k8s: K8sOptions): strin
     [claim, ...jobs].map((value, i) => ({ value, ...(i === 0 ? { comment } : {}) })),
     { documentMarkers: true },
   );
+}
+
+/** What every Job of a release shares: the base job's mark on the claim, the namespace, the overlay fetch, the tool. */
+interface JobSetting {
+  mark: string;
+  namespace: { namespace?: string };
+  fetchOverlay: string[];
+  tool: ReturnType<typeof toolSetup>;
+}
+
+/** The Job of one matrix job: its script, labels, placement, confinement and volumes. */
+function k8sJob(m: Matrix, j: MatrixJob, k8s: K8sOptions, { mark, namespace, fetchOverlay, tool }: JobSetting): Record<string, unknown> {
+  const release = m.version.replace(/\./g, '');
+  const name = `rocm-ebuild-${release}-${j.id}`.toLowerCase();
+  // Job names become the pods' job-name label: a DNS subdomain that is also a label value.
+  if (!isDnsSubdomain(name) || !isLabelValue(name)) throw new CiValueError(`the Job of ${j.id}`, name, 'not a valid Kubernetes Job name (63 characters at most, lower-case letters, digits and -)');
+  const labels = { 'app.kubernetes.io/name': 'rocm-ebuild', 'rocm-ebuild/release': m.version, 'rocm-ebuild/job': j.id };
+  for (const [k, v] of Object.entries(labels)) if (!isLabelKey(k) || !isLabelValue(v)) throw new CiValueError(`label ${k}`, v, 'not a valid Kubernetes label value');
+  const script = [
+    PREPARE_TREE,
+    installNode(true),
+    ...fetchOverlay,
+    ...tool.install,
+    testCommand(j, tool.run, { overlay: OVERLAY, reports: `/shared/reports/${m.version}` }),
+    ...(j.gfx === null ? [shellLine(['touch', '--', mark])] : []),
+  ];
+  const placement = nodePlacement(j.gfx, k8s);
+  const confined = { privileged: false, allowPrivilegeEscalation: false, seccompProfile: { type: 'RuntimeDefault' } };
+  const securityContext = j.gpus ? { ...confined, capabilities: { add: [...GPU_CAPABILITIES] } } : confined;
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name, ...namespace, labels },
+    spec: {
+      backoffLimit: 0,
+      activeDeadlineSeconds: j.timeoutMinutes * 60,
+      ttlSecondsAfterFinished: 7 * 24 * 3600,
+      template: {
+        metadata: { labels },
+        spec: {
+          restartPolicy: 'Never',
+          // The build runs code from the overlay and from upstream: it gets no credentials for the cluster.
+          automountServiceAccountToken: false,
+          ...placement,
+          ...(j.gfx === null
+            ? {}
+            : {
+                initContainers: [
+                  {
+                    name: 'wait-for-base',
+                    image: j.image,
+                    command: ['sh', '-c', `until [ -e ${mark} ]; do sleep 60; done`],
+                    securityContext: confined,
+                    volumeMounts: [{ name: 'shared', mountPath: CI_PATHS.pkgdir, subPath: 'binpkgs' }],
+                  },
+                ],
+              }),
+          containers: [
+            {
+              name: 'test',
+              image: j.image,
+              workingDir: '/work',
+              command: ['sh', '-c', script.join(' && ')],
+              env: [{ name: 'ROCM_EBUILD_IN_CONTAINER', value: 'kubernetes' }],
+              resources: j.gpus ? { limits: { 'amd.com/gpu': 1 } } : { requests: { cpu: '4', memory: '16Gi' } },
+              securityContext,
+              volumeMounts: [
+                { name: 'work', mountPath: '/work' },
+                { name: 'shared', mountPath: CI_PATHS.pkgdir, subPath: 'binpkgs' },
+                { name: 'shared', mountPath: CI_PATHS.distdir, subPath: 'distfiles' },
+                { name: 'shared', mountPath: '/shared/reports', subPath: 'reports' },
+              ],
+            },
+          ],
+          volumes: [
+            { name: 'work', emptyDir: {} },
+            { name: 'shared', persistentVolumeClaim: { claimName: k8s.claim } },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** Where a gfx job may run: on nodes with the user's label for its gfx, or whose GPU has one of its device ids. */
+function nodePlacement(gfx: string | null, k8s: K8sOptions): Record<string, unknown> {
+  if (!gfx) return {};
+  if (k8s.nodeLabel) return { nodeSelector: { [k8s.nodeLabel]: gfx } };
+  const ids = deviceIdsOf(k8s.devices, gfx);
+  if (ids.length === 0) return {};
+  return {
+    affinity: {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: 'amd.com/gpu.device-id', operator: 'In', values: ids }] }],
+        },
+      },
+    },
+  };
 }
 
 /** The values Kubernetes and git constrain, checked before anything is generated (exit 2 naming the flag). */

@@ -88,6 +88,172 @@ function readPath(file: string, vars: Map<string, MakeConfValue>, outer: Readonl
   parse(text, file, vars, outer, (source) => readPath(path.resolve(path.dirname(file), source), vars, outer, [...stack, real], false));
 }
 
+/**
+ * A cursor over one file's text, with the line and column each error names, and the
+ * shell words and $ expansions of make.conf read from it.
+ */
+class Cursor {
+  i = 0;
+  line = 1;
+  col = 1;
+
+  constructor(
+    readonly text: string,
+    readonly file: string,
+    private readonly lookup: (name: string) => string,
+  ) {}
+
+  at(): string {
+    return `${this.file}:${this.line}:${this.col}`;
+  }
+
+  get done(): boolean {
+    return this.i >= this.text.length;
+  }
+
+  /** The character under the cursor (undefined at the end). */
+  peek(): string | undefined {
+    return this.text[this.i];
+  }
+
+  advance(): void {
+    if (this.text[this.i] === '\n') {
+      this.line++;
+      this.col = 1;
+    } else this.col++;
+    this.i++;
+  }
+
+  /** Blanks and backslash-newline continuations. */
+  blanks(): void {
+    const text = this.text;
+    while (this.i < text.length && (text[this.i] === ' ' || text[this.i] === '\t' || (text[this.i] === '\\' && text[this.i + 1] === '\n'))) {
+      if (text[this.i] === '\\') this.advance();
+      this.advance();
+    }
+  }
+
+  /** A $ expansion starting at the cursor's '$'; returns the value, leaves the cursor after it. */
+  dollar(): string {
+    const where = this.at();
+    this.advance();
+    const c = this.peek();
+    if (c === '{') {
+      this.advance();
+      let name = '';
+      while (!this.done && this.peek() !== '}') {
+        name += this.peek();
+        this.advance();
+      }
+      if (this.done) throw new MakeConfError(where, 'unterminated ${');
+      this.advance();
+      if (!NAME.test(name)) throw new MakeConfError(where, `\${${name}} is not a plain variable reference; only \${NAME} and $NAME are expanded`);
+      return this.lookup(name);
+    }
+    if (c === '(') throw new MakeConfError(where, 'a command substitution $(…) is not run');
+    if (c !== undefined && /[A-Za-z_]/.test(c)) {
+      let name = '';
+      while (!this.done && /[A-Za-z0-9_]/.test(this.peek()!)) {
+        name += this.peek();
+        this.advance();
+      }
+      return this.lookup(name);
+    }
+    // A lone $ is itself, as in Portage.
+    return '$';
+  }
+
+  /** One shell word from the cursor: unquoted, "…" and '…' parts, until a blank, newline, ; or end. */
+  word(): string {
+    let out = '';
+    while (!this.done) {
+      const c = this.peek()!;
+      if (c === ' ' || c === '\t' || c === '\n' || c === ';') break;
+      if (c === '`') throw new MakeConfError(this.at(), 'a command substitution `…` is not run');
+      if (c === '\\') {
+        this.advance();
+        if (this.peek() === '\n') {
+          this.advance();
+          continue;
+        }
+        if (!this.done) {
+          out += this.peek();
+          this.advance();
+        }
+        continue;
+      }
+      if (c === "'") {
+        out += this.singleQuoted();
+        continue;
+      }
+      if (c === '"') {
+        out += this.doubleQuoted();
+        continue;
+      }
+      if (c === '$' && (this.text[this.i + 1] === "'" || this.text[this.i + 1] === '"')) {
+        // bash's $'…' (C escapes) and $"…" (translation): not make.conf syntax. Read as Portage's lexer
+        // reads them, $'\x2ftmp' would be the relative path $\x2ftmp, never /tmp: refused, not guessed.
+        const q = this.text[this.i + 1];
+        throw new MakeConfError(this.at(), `$${q}…${q} is bash quoting make.conf does not have (Portage would not read it as bash does); write the value plainly, in '…' or "…"`);
+      }
+      if (c === '$') {
+        out += this.dollar();
+        continue;
+      }
+      if (c === '(' || c === ')' || c === '|' || c === '&' || c === '<' || c === '>') {
+        throw new MakeConfError(this.at(), `"${c}" is shell syntax make.conf does not have`);
+      }
+      out += c;
+      this.advance();
+    }
+    return out;
+  }
+
+  /** '…' from the opening quote under the cursor: literal. */
+  private singleQuoted(): string {
+    const where = this.at();
+    let out = '';
+    this.advance();
+    while (!this.done && this.peek() !== "'") {
+      out += this.peek();
+      this.advance();
+    }
+    if (this.done) throw new MakeConfError(where, "unterminated ' quote");
+    this.advance();
+    return out;
+  }
+
+  /** "…" from the opening quote under the cursor: $ expanded, backslash escapes as the shell's. */
+  private doubleQuoted(): string {
+    const where = this.at();
+    let out = '';
+    this.advance();
+    while (!this.done && this.peek() !== '"') {
+      const d = this.peek()!;
+      if (d === '`') throw new MakeConfError(this.at(), 'a command substitution `…` is not run');
+      if (d === '\\') {
+        this.advance();
+        const e = this.peek();
+        if (e === '\n') this.advance();
+        else if (e === '$' || e === '`' || e === '"' || e === '\\') {
+          out += e;
+          this.advance();
+        } else out += '\\';
+        continue;
+      }
+      if (d === '$') {
+        out += this.dollar();
+        continue;
+      }
+      out += d;
+      this.advance();
+    }
+    if (this.done) throw new MakeConfError(where, 'unterminated " quote');
+    this.advance();
+    return out;
+  }
+}
+
 /** Parse one file's text; `source` lines call `include` with the expanded path. */
 export function parse(
   text: string,
@@ -96,159 +262,35 @@ export function parse(
   outer: ReadonlyMap<string, string>,
   include: (file: string) => void,
 ): void {
-  let i = 0;
-  let line = 1;
-  let col = 1;
-  const at = () => `${file}:${line}:${col}`;
-  const advance = () => {
-    if (text[i] === '\n') {
-      line++;
-      col = 1;
-    } else col++;
-    i++;
-  };
-  const lookup = (name: string): string => vars.get(name)?.value ?? outer.get(name) ?? '';
-
-  /** A $ expansion starting at text[i] === '$'; returns the value, leaves i after it. */
-  const dollar = (): string => {
-    const where = at();
-    advance();
-    const c = text[i];
-    if (c === '{') {
-      advance();
-      let name = '';
-      while (i < text.length && text[i] !== '}') {
-        name += text[i];
-        advance();
-      }
-      if (i >= text.length) throw new MakeConfError(where, 'unterminated ${');
-      advance();
-      if (!NAME.test(name)) throw new MakeConfError(where, `\${${name}} is not a plain variable reference; only \${NAME} and $NAME are expanded`);
-      return lookup(name);
-    }
-    if (c === '(') throw new MakeConfError(where, 'a command substitution $(…) is not run');
-    if (c !== undefined && /[A-Za-z_]/.test(c)) {
-      let name = '';
-      while (i < text.length && /[A-Za-z0-9_]/.test(text[i]!)) {
-        name += text[i];
-        advance();
-      }
-      return lookup(name);
-    }
-    // A lone $ is itself, as in Portage.
-    return '$';
-  };
-
-  /** One shell word from text[i]: unquoted, "…" and '…' parts, until a blank, newline, ; or end. */
-  const word = (): string => {
-    let out = '';
-    while (i < text.length) {
-      const c = text[i]!;
-      if (c === ' ' || c === '\t' || c === '\n' || c === ';') break;
-      if (c === '`') throw new MakeConfError(at(), 'a command substitution `…` is not run');
-      if (c === '\\') {
-        advance();
-        if (text[i] === '\n') {
-          advance();
-          continue;
-        }
-        if (i < text.length) {
-          out += text[i];
-          advance();
-        }
-        continue;
-      }
-      if (c === "'") {
-        const where = at();
-        advance();
-        while (i < text.length && text[i] !== "'") {
-          out += text[i];
-          advance();
-        }
-        if (i >= text.length) throw new MakeConfError(where, "unterminated ' quote");
-        advance();
-        continue;
-      }
-      if (c === '"') {
-        const where = at();
-        advance();
-        while (i < text.length && text[i] !== '"') {
-          const d = text[i]!;
-          if (d === '`') throw new MakeConfError(at(), 'a command substitution `…` is not run');
-          if (d === '\\') {
-            advance();
-            const e = text[i];
-            if (e === '\n') advance();
-            else if (e === '$' || e === '`' || e === '"' || e === '\\') {
-              out += e;
-              advance();
-            } else out += '\\';
-            continue;
-          }
-          if (d === '$') {
-            out += dollar();
-            continue;
-          }
-          out += d;
-          advance();
-        }
-        if (i >= text.length) throw new MakeConfError(where, 'unterminated " quote');
-        advance();
-        continue;
-      }
-      if (c === '$' && (text[i + 1] === "'" || text[i + 1] === '"')) {
-        // bash's $'…' (C escapes) and $"…" (translation): not make.conf syntax. Read as Portage's lexer
-        // reads them, $'\x2ftmp' would be the relative path $\x2ftmp, never /tmp: refused, not guessed.
-        throw new MakeConfError(at(), `$${text[i + 1]}…${text[i + 1]} is bash quoting make.conf does not have (Portage would not read it as bash does); write the value plainly, in '…' or "…"`);
-      }
-      if (c === '$') {
-        out += dollar();
-        continue;
-      }
-      if (c === '(' || c === ')' || c === '|' || c === '&' || c === '<' || c === '>') {
-        throw new MakeConfError(at(), `"${c}" is shell syntax make.conf does not have`);
-      }
-      out += c;
-      advance();
-    }
-    return out;
-  };
-
-  const blanks = () => {
-    while (i < text.length && (text[i] === ' ' || text[i] === '\t' || (text[i] === '\\' && text[i + 1] === '\n'))) {
-      if (text[i] === '\\') advance();
-      advance();
-    }
-  };
-
-  while (i < text.length) {
-    blanks();
-    if (i >= text.length) break;
-    const c = text[i]!;
+  const cur = new Cursor(text, file, (name) => vars.get(name)?.value ?? outer.get(name) ?? '');
+  while (!cur.done) {
+    cur.blanks();
+    if (cur.done) break;
+    const c = cur.peek()!;
     if (c === '\n' || c === ';') {
-      advance();
+      cur.advance();
       continue;
     }
     if (c === '#') {
-      while (i < text.length && text[i] !== '\n') advance();
+      while (!cur.done && cur.peek() !== '\n') cur.advance();
       continue;
     }
-    const start = { line, col, i };
+    const start = { line: cur.line, col: cur.col, i: cur.i };
     // The statement's first word: NAME=…, export, or source.
     let head = '';
-    while (i < text.length && /[A-Za-z0-9_]/.test(text[i]!)) {
-      head += text[i];
-      advance();
+    while (!cur.done && /[A-Za-z0-9_]/.test(cur.peek()!)) {
+      head += cur.peek();
+      cur.advance();
     }
-    if (head && text[i] === '=' && NAME.test(head)) {
-      advance();
-      const value = word();
+    if (head && cur.peek() === '=' && NAME.test(head)) {
+      cur.advance();
+      const value = cur.word();
       vars.set(head, { value, where: `${file}:${start.line}` });
-    } else if ((head === 'export' || head === 'source') && (text[i] === ' ' || text[i] === '\t')) {
-      blanks();
+    } else if ((head === 'export' || head === 'source') && (cur.peek() === ' ' || cur.peek() === '\t')) {
+      cur.blanks();
       if (head === 'source') {
         const where = `${file}:${start.line}:${start.col}`;
-        const target = word();
+        const target = cur.word();
         if (!target) throw new MakeConfError(where, 'source without a file');
         include(target);
       } else {
@@ -256,14 +298,14 @@ export function parse(
         continue;
       }
     } else {
-      line = start.line;
-      col = start.col;
-      throw new MakeConfError(at(), `expected NAME=value, export or source, not ${JSON.stringify(text.slice(start.i, start.i + 20).split('\n')[0])}`);
+      cur.line = start.line;
+      cur.col = start.col;
+      throw new MakeConfError(cur.at(), `expected NAME=value, export or source, not ${JSON.stringify(text.slice(start.i, start.i + 20).split('\n')[0])}`);
     }
-    blanks();
-    if (i < text.length && text[i] === '#') continue;
-    if (i < text.length && text[i] !== '\n' && text[i] !== ';') {
-      throw new MakeConfError(at(), `unexpected ${JSON.stringify(text.slice(i, i + 20).split('\n')[0])} after the statement`);
+    cur.blanks();
+    if (!cur.done && cur.peek() === '#') continue;
+    if (!cur.done && cur.peek() !== '\n' && cur.peek() !== ';') {
+      throw new MakeConfError(cur.at(), `unexpected ${JSON.stringify(text.slice(cur.i, cur.i + 20).split('\n')[0])} after the statement`);
     }
   }
 }

@@ -127,18 +127,74 @@ export interface BodyOptions {
   tests?: TestReport[];
 }
 
+/** What the commit messages and changed paths of a range say, before looking at the trees. */
+interface RangeCommits {
+  addedVersions: Map<string, Set<string>>;
+  droppedVersions: Map<string, Set<string>>;
+  /** Summaries of commits that touch no package. */
+  other: string[];
+  closes: string[];
+  bugs: string[];
+  eclassCommits: Map<string, string[]>;
+  /** The reason each treeclean commit gives: its first paragraph, one line. */
+  treecleans: Map<string, string>;
+}
+
 export async function gatherBody(ctx: RangeContext, report: CheckReport, options: BodyOptions): Promise<BodyData> {
-  const { commits, objects, range } = ctx;
+  const { commits, range } = ctx;
   // The state before the range: its base, or (for "commits on no remote branch") the first commit's parent.
   const base = range.base ?? commits[0]?.parents[0];
   const head = range.head;
+  const { addedVersions, droppedVersions, other, closes, bugs, eclassCommits, treecleans } = readCommits(commits);
+
+  // Versions as they stand at the end: added ones still there, dropped ones gone.
+  const added = await addedPackages(ctx, base, head, addedVersions);
+  const { dropped, removed } = await droppedPackages(ctx, report, base, head, droppedVersions, treecleans);
+  const release = releaseOf(added);
+  const notAdded = notAddedProjects(options.manifest, release, removed);
+
+  // Technical notes: LLVM slots of the ebuilds as they end up, targets, eclasses.
+  const { llvm, llvmMasked } = await llvmNotes(ctx, head, added);
+  const targets = await targetsNote(ctx, base, head);
+  const eclasses = await eclassNotes(ctx, base, head, eclassCommits);
+
+  const releaseNotes = await gatherReleaseNotes(ctx, base, added, llvm, options.manifest, release ? { version: release, heldAt: (atom) => versionsAt(ctx, head, atom) } : undefined);
+  const notAddedBefore = release && options.manifest ? sameExclusions(options.manifest, release, replacedRelease(added), notAdded, releaseNotes) : undefined;
+  const tests = options.tests?.length ? testTable(options.tests, release) : undefined;
+  const pk = report.tools.pkgcheck;
+  const template = TEMPLATES[options.template];
+  return {
+    // The title reaches terminals and gh's --title: no control or bidirectional characters from commit text.
+    title: plainLine(title(added, dropped, commits.map((c) => c.message.split('\n', 1)[0] ?? ''), release)),
+    onePackagePerCommit: !report.results.some((r) => r.keyword === 'MultiplePackagesCommit'),
+    ...(release ? { release } : {}),
+    range: { label: range.label, commits: commits.length },
+    packages: { added, dropped, removed, notAdded, ...(notAddedBefore ? { notAddedBefore } : {}), ...(release && options.manifest?.stack.releases[release] ? { projectList: options.manifest.stack.projects?.[release] !== undefined } : {}) },
+    other,
+    eclassUpdates: eclasses.filter((e) => report.results.some((r) => r.keyword === 'EclassChange' && r.eclass === `${e.eclass}.eclass`)),
+    notes: { llvm, ...(llvmMasked ? { llvmMasked } : {}), ...(targets ? { targets } : {}), eclasses, release: releaseNotes },
+    qa: {
+      commits: report.range.commits,
+      ebuilds: report.ebuildsLinted,
+      counts: report.counts,
+      shellcheck: report.tools.shellcheck,
+      pkgcheck: pk.ran ? `pkgcheck ran too (${pk.results} result${pk.results === 1 ? '' : 's'} folded in)` : (pk.reason ?? 'pkgcheck did not run'),
+      findings: report.results.filter((r) => r.level === 'error' || r.level === 'warning'),
+    },
+    ...(tests ? { tests } : {}),
+    trailers: { closes, bugs },
+    template: { name: template.name, checklist: template.checklist, ...(template.note ? { note: template.note } : {}) },
+  };
+}
+
+/** Each commit's message (treeclean reasons, trailers) and changes (ebuilds added and gone, eclasses touched). */
+function readCommits(commits: RangeContext['commits']): RangeCommits {
   const addedVersions = new Map<string, Set<string>>();
   const droppedVersions = new Map<string, Set<string>>();
   const other: string[] = [];
   const closes: string[] = [];
   const bugs: string[] = [];
   const eclassCommits = new Map<string, string[]>();
-  /** The reason each treeclean commit gives: its first paragraph, one line. */
   const treecleans = new Map<string, string>();
 
   for (const c of commits) {
@@ -176,8 +232,11 @@ export async function gatherBody(ctx: RangeContext, report: CheckReport, options
     }
     if (!packageCommit && parsed.summary) other.push(parsed.summary);
   }
+  return { addedVersions, droppedVersions, other, closes, bugs, eclassCommits, treecleans };
+}
 
-  // Versions as they stand at the end: added ones still there, dropped ones gone.
+/** Versions the range adds that are still there at its head and were not before it; a new package's DESCRIPTION. */
+async function addedPackages(ctx: RangeContext, base: string | undefined, head: string, addedVersions: Map<string, Set<string>>): Promise<AddedPackage[]> {
   const added: AddedPackage[] = [];
   for (const [atom, set] of addedVersions) {
     const now = new Set(await versionsAt(ctx, head, atom));
@@ -190,17 +249,32 @@ export async function gatherBody(ctx: RangeContext, report: CheckReport, options
     let description: string | undefined;
     if (newPackage) {
       const pn = atom.split('/')[1]!;
-      const text = await objects.text(`${head}:${atom}/${pn}-${newVersions.at(-1)!}.ebuild`);
+      const text = await ctx.objects.text(`${head}:${atom}/${pn}-${newVersions.at(-1)!}.ebuild`);
       const d = text !== undefined ? assigned(await ebuildVars(text), 'DESCRIPTION') : undefined;
       if (d) description = unquote(d);
     }
     added.push({ atom, versions: newVersions, previous, newPackage, ...(description ? { description } : {}) });
   }
+  return added.sort((a, b) => byCodePoint(a.atom, b.atom));
+}
+
+/**
+ * Versions the range drops (net), with those a user had changed by hand; and packages removed
+ * whole, with the reason their treeclean commit gives.
+ */
+async function droppedPackages(
+  ctx: RangeContext,
+  report: CheckReport,
+  base: string | undefined,
+  head: string,
+  droppedVersions: Map<string, Set<string>>,
+  treecleans: Map<string, string>,
+): Promise<Pick<BodyData['packages'], 'dropped' | 'removed'>> {
   const dropped: BodyData['packages']['dropped'] = [];
   const removed: BodyData['packages']['removed'] = [];
   for (const [atom, set] of droppedVersions) {
     const now = new Set(await versionsAt(ctx, head, atom));
-    if (now.size === 0 && (await objects.tree(`${head}:${atom}`)) === undefined) {
+    if (now.size === 0 && (await ctx.objects.tree(`${head}:${atom}`)) === undefined) {
       // The whole package went: a package that left the release, listed with its reason.
       const versions = await versionsAt(ctx, base, atom);
       if (versions.length > 0) {
@@ -216,37 +290,44 @@ export async function gatherBody(ctx: RangeContext, report: CheckReport, options
     const localResult = (v: string) => report.results.find((r) => r.keyword === 'DroppedLocalChanges' && r.category === category && r.package === pn && r.version === v);
     const local = versions.filter((v) => localResult(v) !== undefined);
     const carried = local.filter((v) => {
-      const message = commits.find((c) => c.sha === localResult(v)!.commit)?.message;
+      const message = ctx.commits.find((c) => c.sha === localResult(v)!.commit)?.message;
       return message !== undefined && carriedVersions(message).includes(v);
     });
     if (versions.length > 0) dropped.push({ atom, versions, ...(local.length ? { localChanges: local } : {}), ...(carried.length ? { carried } : {}) });
   }
-  added.sort((a, b) => byCodePoint(a.atom, b.atom));
   dropped.sort((a, b) => byCodePoint(a.atom, b.atom));
   removed.sort((a, b) => byCodePoint(a.atom, b.atom));
+  return { dropped, removed };
+}
 
-  // The release: the version most added packages move to.
+/** The release: the version most added packages move to (at least 4 of them, and most of the added). */
+function releaseOf(added: AddedPackage[]): string | undefined {
   const tally = new Map<string, number>();
   for (const a of added) for (const v of a.versions) tally.set(v.replace(/-r\d+$/, ''), (tally.get(v.replace(/-r\d+$/, '')) ?? 0) + 1);
   const [top, topCount] = [...tally].sort((a, b) => b[1] - a[1] || compareVersions(b[0], a[0]))[0] ?? ['', 0];
-  const release = topCount >= 4 && topCount * 2 > added.length ? top : undefined;
+  return topCount >= 4 && topCount * 2 > added.length ? top : undefined;
+}
 
-  const notAdded =
-    release && options.manifest?.stack.releases[release]
-      ? (options.manifest.stack.excluded ?? [])
-          .filter((x) => inRange(release, x.releases))
-          .map((x) => ({ project: x.project, reason: x.reason.replace(/\s+/g, ' ').trim() }))
-          // A project whose package the range removes is said there, with the same reason.
-          .filter((x) => !removed.some((r) => r.reason?.includes(x.reason)))
-      : [];
+/** The projects the manifest leaves out of the release, with their reasons. */
+function notAddedProjects(manifest: Manifest | undefined, release: string | undefined, removed: BodyData['packages']['removed']): BodyData['packages']['notAdded'] {
+  if (!release || !manifest?.stack.releases[release]) return [];
+  return (
+    (manifest.stack.excluded ?? [])
+      .filter((x) => inRange(release, x.releases))
+      .map((x) => ({ project: x.project, reason: x.reason.replace(/\s+/g, ' ').trim() }))
+      // A project whose package the range removes is said there, with the same reason.
+      .filter((x) => !removed.some((r) => r.reason?.includes(x.reason)))
+  );
+}
 
-  // Technical notes: LLVM slots of the ebuilds as they end up, targets, eclasses.
+/** LLVM_COMPAT of the added ebuilds as they end up, by how many use each; and the slots a user must unmask. */
+async function llvmNotes(ctx: RangeContext, head: string, added: AddedPackage[]): Promise<Pick<BodyData['notes'], 'llvm' | 'llvmMasked'>> {
   const slots = new Map<string, number>();
   const compatOf: LlvmCompatOf[] = [];
   for (const a of added) {
     const pn = a.atom.split('/')[1]!;
     for (const v of a.versions) {
-      const text = await objects.text(`${head}:${a.atom}/${pn}-${v}.ebuild`);
+      const text = await ctx.objects.text(`${head}:${a.atom}/${pn}-${v}.ebuild`);
       if (text === undefined) continue;
       const compat = (await ebuildVars(text)).assignments.filter((x) => x.name === 'LLVM_COMPAT').at(-1);
       if (!compat) continue;
@@ -259,56 +340,35 @@ export async function gatherBody(ctx: RangeContext, report: CheckReport, options
   const maskedNeeds = maskedLlvmNeeds(compatOf);
   const masked = describeMaskedLlvmNeeds(maskedNeeds);
   const llvmMasked = masked && { ...masked, packages: [...new Set(maskedNeeds.map((n) => n.atom))] };
+  return { llvm, ...(llvmMasked ? { llvmMasked } : {}) };
+}
 
-  let targets: BodyData['notes']['targets'];
-  const descBefore = base ? await objects.text(`${base}:${TARGETS_DESC}`) : undefined;
-  const descAfter = await objects.text(`${head}:${TARGETS_DESC}`);
-  if (descBefore !== descAfter) {
-    const b = parseDesc(descBefore);
-    const a = parseDesc(descAfter);
-    targets = {
-      newFile: descBefore === undefined,
-      added: [...a].filter(([k]) => !b.has(k)).map(([name, description]) => ({ name, description })),
-      removed: [...b].filter(([k]) => !a.has(k)).map(([name, description]) => ({ name, description })),
-      changed: [...a].filter(([k, v]) => b.has(k) && b.get(k) !== v).map(([name, description]) => ({ name, description, before: b.get(name)! })),
-    };
-  }
+/** How profiles/desc/amdgpu_targets.desc changed over the range, if it did. */
+async function targetsNote(ctx: RangeContext, base: string | undefined, head: string): Promise<BodyData['notes']['targets']> {
+  const descBefore = base ? await ctx.objects.text(`${base}:${TARGETS_DESC}`) : undefined;
+  const descAfter = await ctx.objects.text(`${head}:${TARGETS_DESC}`);
+  if (descBefore === descAfter) return undefined;
+  const b = parseDesc(descBefore);
+  const a = parseDesc(descAfter);
+  return {
+    newFile: descBefore === undefined,
+    added: [...a].filter(([k]) => !b.has(k)).map(([name, description]) => ({ name, description })),
+    removed: [...b].filter(([k]) => !a.has(k)).map(([name, description]) => ({ name, description })),
+    changed: [...a].filter(([k, v]) => b.has(k) && b.get(k) !== v).map(([name, description]) => ({ name, description, before: b.get(name)! })),
+  };
+}
+
+/** Each eclass the range changed: new, removed or changed, by how many lines, and the commits that did it. */
+async function eclassNotes(ctx: RangeContext, base: string | undefined, head: string, eclassCommits: Map<string, string[]>): Promise<BodyData['notes']['eclasses']> {
   const eclasses: BodyData['notes']['eclasses'] = [];
   for (const [eclass, summaries] of eclassCommits) {
-    const before = base ? await objects.text(`${base}:eclass/${eclass}.eclass`) : undefined;
-    const after = await objects.text(`${head}:eclass/${eclass}.eclass`);
+    const before = base ? await ctx.objects.text(`${base}:eclass/${eclass}.eclass`) : undefined;
+    const after = await ctx.objects.text(`${head}:eclass/${eclass}.eclass`);
     if (before === after) continue;
     const delta = lineDelta(before ?? '', after ?? '');
     eclasses.push({ eclass, status: before === undefined ? 'new' : after === undefined ? 'removed' : 'changed', ...delta, summaries });
   }
-
-  const releaseNotes = await gatherReleaseNotes(ctx, base, added, llvm, options.manifest, release ? { version: release, heldAt: (atom) => versionsAt(ctx, head, atom) } : undefined);
-  const notAddedBefore = release && options.manifest ? sameExclusions(options.manifest, release, replacedRelease(added), notAdded, releaseNotes) : undefined;
-  const tests = options.tests?.length ? testTable(options.tests, release) : undefined;
-  const pk = report.tools.pkgcheck;
-  const template = TEMPLATES[options.template];
-  return {
-    // The title reaches terminals and gh's --title: no control or bidirectional characters from commit text.
-    title: plainLine(title(added, dropped, commits.map((c) => c.message.split('\n', 1)[0] ?? ''), release)),
-    onePackagePerCommit: !report.results.some((r) => r.keyword === 'MultiplePackagesCommit'),
-    ...(release ? { release } : {}),
-    range: { label: range.label, commits: commits.length },
-    packages: { added, dropped, removed, notAdded, ...(notAddedBefore ? { notAddedBefore } : {}), ...(release && options.manifest?.stack.releases[release] ? { projectList: options.manifest.stack.projects?.[release] !== undefined } : {}) },
-    other,
-    eclassUpdates: eclasses.filter((e) => report.results.some((r) => r.keyword === 'EclassChange' && r.eclass === `${e.eclass}.eclass`)),
-    notes: { llvm, ...(llvmMasked ? { llvmMasked } : {}), ...(targets ? { targets } : {}), eclasses, release: releaseNotes },
-    qa: {
-      commits: report.range.commits,
-      ebuilds: report.ebuildsLinted,
-      counts: report.counts,
-      shellcheck: report.tools.shellcheck,
-      pkgcheck: pk.ran ? `pkgcheck ran too (${pk.results} result${pk.results === 1 ? '' : 's'} folded in)` : (pk.reason ?? 'pkgcheck did not run'),
-      findings: report.results.filter((r) => r.level === 'error' || r.level === 'warning'),
-    },
-    ...(tests ? { tests } : {}),
-    trailers: { closes, bugs },
-    template: { name: template.name, checklist: template.checklist, ...(template.note ? { note: template.note } : {}) },
-  };
+  return eclasses;
 }
 
 /**
@@ -396,8 +456,21 @@ function evidenceSection(list: ReleaseNotes['evidence']): string[] {
 }
 
 export function renderBody(d: BodyData): string {
+  const out = [
+    ...leadSection(d),
+    ...packageSections(d),
+    ...technicalNotesSection(d),
+    ...qaSection(d.qa),
+    ...testsSection(d.tests),
+    ...bugsAndChecklist(d),
+  ];
+  return `${out.join('\n')}\n`;
+}
+
+/** The opening sentence (what the pull request does to how many packages) and eclass changes, called out first. */
+function leadSection(d: BodyData): string[] {
   const out: string[] = [];
-  const { added, dropped, removed, notAdded } = d.packages;
+  const { added, dropped, removed } = d.packages;
   const fresh = added.filter((a) => a.newPackage);
   const bumps = added.filter((a) => !a.newPackage);
   const what: string[] = [];
@@ -414,7 +487,15 @@ export function renderBody(d: BodyData): string {
         'It affects every ebuild in ::gentoo that inherits it: it is a commit of its own, and goes to the gentoo-dev mailing list for review before this is merged.',
     );
   }
+  return out;
+}
 
+/** New packages, version bumps, dropped versions, removed and left-out packages, other commits. */
+function packageSections(d: BodyData): string[] {
+  const out: string[] = [];
+  const { added, dropped, removed, notAdded } = d.packages;
+  const fresh = added.filter((a) => a.newPackage);
+  const bumps = added.filter((a) => !a.newPackage);
   if (fresh.length) {
     out.push('', `### New packages (${fresh.length})`, '', '| package | version | what it is |', '| --- | --- | --- |');
     for (const a of fresh) out.push(`| ${markdownCode(a.atom)} | ${a.versions.map(markdownText).join(', ')} | ${a.description ? markdownText(a.description) : ''} |`);
@@ -460,7 +541,12 @@ export function renderBody(d: BodyData): string {
     out.push('', '### Other commits', '');
     for (const s of d.other) out.push(`- ${markdownText(s)}`);
   }
+  return out;
+}
 
+/** LLVM slots, masked slots, release stream, packages left behind or held, GPU targets, eclasses, evidence. */
+function technicalNotesSection(d: BodyData): string[] {
+  const out: string[] = [];
   const notes: string[] = [];
   const r = d.notes.release;
   const was = r.llvmBefore.length ? ` (the versions they replace had ${r.llvmBefore.map((l) => markdownCode(`( ${l.slots} )`)).join(', ')})` : '';
@@ -507,8 +593,12 @@ export function renderBody(d: BodyData): string {
   }
   if (notes.length) out.push('', '### Technical notes', '', ...notes.map((n) => `- ${n}`));
   if (r.evidence.length) out.push(...evidenceSection(r.evidence));
+  return out;
+}
 
-  const q = d.qa;
+/** What `pr check` found: counts, and the errors and warnings folded. */
+function qaSection(q: BodyData['qa']): string[] {
+  const out: string[] = [];
   out.push(
     '',
     '### QA',
@@ -525,24 +615,34 @@ export function renderBody(d: BodyData): string {
     if (q.findings.length > 100) out.push(`- … and ${q.findings.length - 100} more`);
     out.push('', '</details>');
   }
+  return out;
+}
 
-  if (!d.tests) {
+/** The GPU test results per package and target, or that none were run. */
+function testsSection(tests: BodyData['tests']): string[] {
+  const out: string[] = [];
+  if (!tests) {
     // Said, not left out: a reviewer must not read the absence of results as a pass.
     out.push('', '### GPU tests', '', 'Not run for this pull request: the ebuilds passed the checks above, but were not built and tested on a GPU with `rocm-ebuild test`.');
   } else {
-    const gfx = d.tests.reports.map((r) => r.gfx);
+    const gfx = tests.reports.map((r) => r.gfx);
     out.push('', '### GPU tests', '', `| package | ${gfx.map(markdownCode).join(' | ')} |`, `| --- | ${gfx.map(() => '---').join(' | ')} |`);
-    for (const row of d.tests.rows) out.push(`| ${markdownCode(row.atom)} | ${gfx.map((g) => row.cells[g] ?? '—').join(' | ')} |`);
+    for (const row of tests.rows) out.push(`| ${markdownCode(row.atom)} | ${gfx.map((g) => row.cells[g] ?? '—').join(' | ')} |`);
     out.push('');
-    for (const r of d.tests.reports) {
+    for (const r of tests.reports) {
       const device = r.device?.name ? `${markdownText(r.device.name)}${r.device.computeUnits ? `, ${r.device.computeUnits} CUs` : ''}` : 'one GPU';
       const secs = (Date.parse(r.ended) - Date.parse(r.started)) / 1000;
       out.push(`- ${markdownCode(r.gfx)} (${device}): ${r.result === 'passed' ? 'passed' : `**${r.result}**`}, ${r.tests} tests, ROCm ${markdownText(r.release)}, ${r.engine.name === 'none' ? 'in place in the CI job' : `${markdownText(r.engine.name)}${r.engine.version ? ` ${markdownText(r.engine.version)}` : ''}`}, image ${markdownCode(r.image)}, ${Number.isFinite(secs) && secs >= 0 ? duration(secs) : 'duration unknown'}`);
     }
-    for (const f of d.tests.dependencyFailures) out.push(`- dependency: ${markdownText(f)}`);
-    for (const n of d.tests.notes) out.push(`- note: ${markdownText(n)}`);
+    for (const f of tests.dependencyFailures) out.push(`- dependency: ${markdownText(f)}`);
+    for (const n of tests.notes) out.push(`- note: ${markdownText(n)}`);
   }
+  return out;
+}
 
+/** Closes:/Bug: trailers of the commits, and the template's checklist. */
+function bugsAndChecklist(d: BodyData): string[] {
+  const out: string[] = [];
   if (d.trailers.closes.length || d.trailers.bugs.length) {
     out.push('', '### Bugs', '');
     for (const u of d.trailers.closes) out.push(`- Closes: ${mdUrl(u)}`);
@@ -554,5 +654,5 @@ export function renderBody(d: BodyData): string {
     for (const item of d.template.checklist) out.push(`- [ ] ${item}`);
     if (d.template.note) out.push('', d.template.note);
   }
-  return `${out.join('\n')}\n`;
+  return out;
 }

@@ -146,9 +146,89 @@ export function flagLimitClauses(c: ResolvedComponent): string[] {
   );
 }
 
+type Spec = ResolvedComponent['spec'];
+
 export function buildContext(c: ResolvedComponent, model: StackModel, options: ContextOptions): EbuildContext {
   const spec = c.spec;
-  const release = model.release;
+  const mode = spec.targets.mode;
+  const gpuMode = mode === 'full' || mode === 'subset';
+  const { inherit, preInherit } = eclassesAndPreInherit(c, model.release);
+
+  // Dependencies.
+  const deps = collectDeps(c, model, true);
+  const rdepend = deps.get('RDEPEND')!;
+  const depend = deps.get('DEPEND')!;
+  const rd = depLines(rdepend);
+  const extends_ = rd.length > 0 && startsWith(depend, rdepend);
+  const dependRest = extends_ ? depLines(depend.slice(rdepend.length)) : depLines(depend);
+
+  const tests = spec.tests;
+  const testsEnabled = Boolean(tests && !tests.restrict);
+  // distutils_enable_tests adds IUSE=test and RESTRICT itself.
+  const distutilsTests = spec.build === 'python' && testsEnabled && (tests!.run ?? 'pytest') === 'pytest';
+  const comments = acceptedQaComments(spec);
+  const restrictTokens: string[] = [...(spec.restrict ?? [])];
+  if (tests?.restrict) restrictTokens.push('test');
+  else if (tests && !distutilsTests) restrictTokens.push('!test? ( test )');
+
+  const { beforeInherit, globals } = placedGlobals(spec);
+  preInherit.unshift(...beforeInherit);
+  const pkgSetup = pkgSetupCalls(spec, inherit);
+  const test = testContext(spec, testsEnabled);
+  if (test.command && testsEnabled) inherit.add('edo');
+
+  return {
+    year: options.year,
+    atom: c.atom,
+    build: spec.build,
+    preInherit,
+    inherit: [...inherit].sort(),
+    description: inDoubleQuotes(spec.description),
+    homepage: inDoubleQuotes(spec.homepage),
+    sourceVars: sourceVariables(c),
+    srcUri: depLines(c.distfiles.map((d) => ({ text: wrapUri(d.uri), ...(d.when ? { when: d.when } : {}) }))),
+    s: c.sourceDir,
+    license: spec.license,
+    // Every package of a release shares its sub-slot (the `:${SLOT}` of the
+    // stack's dependencies): one the release holds at its own version too.
+    slot: packageSlot(c),
+    slotComment: c.held ? heldComment(c) : [],
+    keywords: spec.keywords,
+    iuse: useFlags(spec, testsEnabled && !distutilsTests).join(' '),
+    requiredUse: requiredUseLines(c, gpuMode),
+    ...comments,
+    restrict: restrictTokens.join(' '),
+    restrictComment:
+      typeof tests?.restrict === 'string' ? wrapWords(`Tests are not run: ${tests.restrict}`.split(/\s+/), 76) : [],
+    rdepend: rd,
+    depend: dependRest,
+    dependExtendsRdepend: extends_,
+    bdepend: depLines(deps.get('BDEPEND')!),
+    pdepend: depLines(deps.get('PDEPEND')!),
+    idepend: depLines(deps.get('IDEPEND')!),
+    globals,
+    patches: patchLines(c),
+    afterDeps: distutilsTests ? ['distutils_enable_tests pytest'] : [],
+    unpack: unpackBody(c),
+    custom: customPhases(spec.phases),
+    pkgSetup,
+    pythonCheckDeps: pythonCheckDepLines(spec),
+    // src_prepare fix-ups.
+    prepare: prepareBlocks(spec.prepare),
+    compilerSetup: compilerSetupLines(spec),
+    cmakeArgs: cmakeArgLines(c, gpuMode),
+    cmakeConditional: cmakeConditionals(c),
+    test,
+  };
+}
+
+/**
+ * The eclasses a package inherits and the assignments that must precede `inherit` (the
+ * *_COMPAT lists, ROCm's target settings), from its build system, compiler, targets and
+ * the helpers its values call.
+ */
+function eclassesAndPreInherit(c: ResolvedComponent, release: StackModel['release']): { inherit: Set<string>; preInherit: string[] } {
+  const spec = c.spec;
   const mode = spec.targets.mode;
   const gpuMode = mode === 'full' || mode === 'subset';
   const inherit = new Set<string>(spec.inherit ?? []);
@@ -169,30 +249,41 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
   }
   if (mode !== 'none') inherit.add('rocm');
   if (mode === 'skip-globals') preInherit.push('ROCM_SKIP_GLOBALS=1');
-  // A library's own subset, or the targets its unconditional dependencies
-  // leave it (model/target-closure.ts), said where a reviewer meets them.
-  const limits = c.targetLimits ?? [];
-  if (mode === 'subset' || (gpuMode && limits.length > 0)) {
-    const supported = limits.length > 0 ? [...c.targets].sort((a, b) => gfxOrder(a) - gfxOrder(b)) : spec.targets.supported!;
-    const list = supported.join(' ');
-    const names = limits.map((l) => l.atom).join(', ');
-    // Wrapped: a package limited by many dependencies would name them all on one line (ExcessiveLineLength).
-    const said = `${names}, needed whatever USE says, ${limits.length > 1 ? 'are' : 'is'} built for these targets only`;
-    const comment = limits.length > 0 ? wrapWords(said.split(/\s+/), 78).map((l) => `# ${l}`) : [];
-    preInherit.push(
-      [
-        ...comment,
-        `ROCM_SUPPORTED_TARGETS=( ${list} )`.length <= 80
-          ? `ROCM_SUPPORTED_TARGETS=( ${list} )`
-          : ['ROCM_SUPPORTED_TARGETS=(', ...wrapWords(supported, 72).map((l) => `\t${l}`), ')'].join('\n'),
-      ].join('\n'),
-    );
-  }
+  const supported = supportedTargetsLines(c);
+  if (supported) preInherit.push(supported);
   // A package the release holds at its own version takes the release's
   // target table: ROCM_VERSION names the release, not PV.
   if (gpuMode) preInherit.push(c.held ? `ROCM_VERSION=${c.release}` : 'ROCM_VERSION=${PV}');
+  for (const eclass of helperEclasses(spec)) inherit.add(eclass);
+  return { inherit, preInherit };
+}
 
-  // Helpers called from values pull in the eclass that defines them.
+/**
+ * ROCM_SUPPORTED_TARGETS (with the comment saying why), or undefined: a library's own subset,
+ * or the targets its unconditional dependencies leave it (model/target-closure.ts), said
+ * where a reviewer meets them.
+ */
+function supportedTargetsLines(c: ResolvedComponent): string | undefined {
+  const mode = c.spec.targets.mode;
+  const gpuMode = mode === 'full' || mode === 'subset';
+  const limits = c.targetLimits ?? [];
+  if (!(mode === 'subset' || (gpuMode && limits.length > 0))) return undefined;
+  const supported = limits.length > 0 ? [...c.targets].sort((a, b) => gfxOrder(a) - gfxOrder(b)) : c.spec.targets.supported!;
+  const list = supported.join(' ');
+  const names = limits.map((l) => l.atom).join(', ');
+  // Wrapped: a package limited by many dependencies would name them all on one line (ExcessiveLineLength).
+  const said = `${names}, needed whatever USE says, ${limits.length > 1 ? 'are' : 'is'} built for these targets only`;
+  const comment = limits.length > 0 ? wrapWords(said.split(/\s+/), 78).map((l) => `# ${l}`) : [];
+  return [
+    ...comment,
+    `ROCM_SUPPORTED_TARGETS=( ${list} )`.length <= 80
+      ? `ROCM_SUPPORTED_TARGETS=( ${list} )`
+      : ['ROCM_SUPPORTED_TARGETS=(', ...wrapWords(supported, 72).map((l) => `\t${l}`), ')'].join('\n'),
+  ].join('\n');
+}
+
+/** Eclasses defining the helpers called from values (CMake defines, globals): inheriting them pulls the helper in. */
+function helperEclasses(spec: Spec): string[] {
   const values: string[] = [];
   const collect = (v: DefineValue | undefined) => {
     if (typeof v === 'string') values.push(v);
@@ -200,32 +291,28 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
   Object.values(spec.cmake?.defines ?? {}).forEach(collect);
   (spec.cmake?.when ?? []).forEach((w) => Object.values(w.defines).forEach(collect));
   Object.values(spec.globals ?? {}).forEach((v) => collect(v));
+  const eclasses: string[] = [];
   for (const v of values) {
     for (const h of helpersUsed(v)) {
       const eclass = ALLOWED_HELPERS[h];
-      if (eclass === 'multiprocessing' || eclass === 'ffmpeg-compat') inherit.add(eclass);
+      if (eclass === 'multiprocessing' || eclass === 'ffmpeg-compat') eclasses.push(eclass);
     }
   }
+  return eclasses;
+}
 
-  // Dependencies.
-  const deps = collectDeps(c, model, true);
-  const rdepend = deps.get('RDEPEND')!;
-  const depend = deps.get('DEPEND')!;
-  const rd = depLines(rdepend);
-  const dd = depLines(depend);
-  const extends_ = rd.length > 0 && startsWith(depend, rdepend);
-  const dependRest = extends_ ? depLines(depend.slice(rdepend.length)) : dd;
-
-  // USE flags.
+/** IUSE, sorted by flag name; `test` only when tests run and no eclass adds it. */
+function useFlags(spec: Spec, ownTestFlag: boolean): string[] {
   const iuse: string[] = [];
   for (const [flag, f] of Object.entries(spec.use ?? {})) iuse.push(`${f.default ? '+' : ''}${flag}`);
-  const tests = spec.tests;
-  const testsEnabled = Boolean(tests && !tests.restrict);
-  // distutils_enable_tests adds IUSE=test and RESTRICT itself.
-  const distutilsTests = spec.build === 'python' && testsEnabled && (tests!.run ?? 'pytest') === 'pytest';
-  if (testsEnabled && !distutilsTests) iuse.push('test');
+  if (ownTestFlag) iuse.push('test');
   iuse.sort((a, b) => byCodePoint(a.replace(/^\+/, ''), b.replace(/^\+/, '')));
+  return iuse;
+}
 
+/** REQUIRED_USE: the eclasses' own constraints (GPU targets, Python), the spec's, and flag limits. */
+function requiredUseLines(c: ResolvedComponent, gpuMode: boolean): string[] {
+  const spec = c.spec;
   const requiredUse: string[] = [];
   if (gpuMode) {
     const when = spec.targets.required_use_when;
@@ -238,9 +325,14 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
   }
   requiredUse.push(...(spec.required_use ?? []).flatMap((r) => wrapUseExpression(r, 1)));
   requiredUse.push(...flagLimitClauses(c).flatMap((r) => wrapUseExpression(r, 1)));
+  return requiredUse;
+}
 
-  // Accepted QA findings are said where a reviewer meets them, as ::gentoo's
-  // "# pkgcheck warning: RequiredUseDefaults" above REQUIRED_USE.
+/**
+ * Accepted QA findings, said where a reviewer meets them, as ::gentoo's
+ * "# pkgcheck warning: RequiredUseDefaults" above REQUIRED_USE.
+ */
+function acceptedQaComments(spec: Spec): Pick<EbuildContext, 'requiredUseComment' | 'acceptedComment' | 'licenseComment'> {
   const requiredUseComment: string[] = [];
   const acceptedComment: string[] = [];
   const licenseComment: string[] = [];
@@ -258,27 +350,30 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
     const lines = wrapWords(said.split(/\s+/), 76);
     (a.keyword === 'RequiredUseDefaults' ? requiredUseComment : acceptedComment).push(...lines);
   }
+  return { requiredUseComment, acceptedComment, licenseComment };
+}
 
-  const restrictComment =
-    typeof tests?.restrict === 'string' ? wrapWords(`Tests are not run: ${tests.restrict}`.split(/\s+/), 76) : [];
-  const restrictTokens: string[] = [...(spec.restrict ?? [])];
-  if (tests?.restrict) restrictTokens.push('test');
-  else if (tests && !distutilsTests) restrictTokens.push('!test? ( test )');
-
-  // Globals: those eclasses read while inheriting go before inherit, the rest after the dependencies.
+/**
+ * Globals: those eclasses read while inheriting go before inherit (`beforeInherit`, to be
+ * put in front of the other pre-inherit lines), the rest after the dependencies.
+ */
+function placedGlobals(spec: Spec): { beforeInherit: string[]; globals: string[] } {
+  const beforeInherit: string[] = [];
   const globals: string[] = [];
   if (spec.cmake?.build_type) globals.push(`CMAKE_BUILD_TYPE=${spec.cmake.build_type}`);
   for (const [k, v] of Object.entries(spec.globals ?? {})) {
     const line = `${k}=${bashWord(v)}`;
-    if (PRE_INHERIT_GLOBALS.has(k)) preInherit.unshift(line);
+    if (PRE_INHERIT_GLOBALS.has(k)) beforeInherit.unshift(line);
     else globals.push(line);
   }
+  return { beforeInherit, globals };
+}
 
-  const afterDeps: string[] = [];
-  if (distutilsTests) afterDeps.push('distutils_enable_tests pytest');
-
-  // pkg_setup: when several inherited eclasses export it, the last one would
-  // silently win; call each, in the order their work depends on.
+/**
+ * pkg_setup's body: when several inherited eclasses export it, the last one would
+ * silently win; call each, in the order their work depends on.
+ */
+function pkgSetupCalls(spec: Spec, inherit: Set<string>): string[] {
   const pkgSetup: string[] = [];
   const setupExporters = SETUP_ORDER.filter((e) => inherit.has(e));
   const pyWhen = spec.python?.when;
@@ -289,35 +384,43 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
       pkgSetup.push(pyWhen && e.startsWith('python-') ? `\tuse ${pyWhen} && ${fn}` : `\t${fn}`);
     }
   }
+  return pkgSetup;
+}
 
+/** python_check_deps' body for python-any-r1: one python_has_version per USE condition. */
+function pythonCheckDepLines(spec: Spec): string[] {
   const pythonCheckDeps: string[] = [];
-  if (spec.python?.eclass === 'python-any-r1' && (spec.python.deps ?? []).length > 0) {
-    const groups = new Map<string, string[]>();
-    for (const d of spec.python.deps!) {
-      const when = d.when ?? '';
-      groups.set(when, [...(groups.get(when) ?? []), `"${versioned(d.atom, d.version)}[\${PYTHON_USEDEP}]"`]);
-    }
-    for (const [when, atoms] of groups) {
-      const indent = when ? '\t\t' : '\t';
-      const oneLine = `${indent}python_has_version ${atoms.join(' ')} || return 1`;
-      // Past one line, one atom per continued line.
-      const check =
-        oneLine.length <= 100
-          ? [oneLine]
-          : [`${indent}python_has_version \\`, ...atoms.map((a, i) => `${indent}\t${a}${i === atoms.length - 1 ? ' || return 1' : ' \\'}`)];
-      if (when) pythonCheckDeps.push(`\tif ${useTest(when)}; then`, ...check, '\tfi');
-      else pythonCheckDeps.push(...check);
-    }
+  if (spec.python?.eclass !== 'python-any-r1' || (spec.python.deps ?? []).length === 0) return pythonCheckDeps;
+  const groups = new Map<string, string[]>();
+  for (const d of spec.python.deps!) {
+    const when = d.when ?? '';
+    groups.set(when, [...(groups.get(when) ?? []), `"${versioned(d.atom, d.version)}[\${PYTHON_USEDEP}]"`]);
   }
+  for (const [when, atoms] of groups) {
+    const indent = when ? '\t\t' : '\t';
+    const oneLine = `${indent}python_has_version ${atoms.join(' ')} || return 1`;
+    // Past one line, one atom per continued line.
+    const check =
+      oneLine.length <= 100
+        ? [oneLine]
+        : [`${indent}python_has_version \\`, ...atoms.map((a, i) => `${indent}\t${a}${i === atoms.length - 1 ? ' || return 1' : ' \\'}`)];
+    if (when) pythonCheckDeps.push(`\tif ${useTest(when)}; then`, ...check, '\tfi');
+    else pythonCheckDeps.push(...check);
+  }
+  return pythonCheckDeps;
+}
 
-  // src_prepare fix-ups.
-  const prepare = prepareBlocks(spec.prepare);
-
-  // src_configure.
+/** src_configure's first lines: the compiler rocm.eclass sets up. */
+function compilerSetupLines(spec: Spec): string[] {
   const compilerSetup: string[] = [];
   if (spec.compiler === 'hipcc') compilerSetup.push('\trocm_use_hipcc');
   if (spec.compiler === 'clang' || spec.compiler === 'hip-lang') compilerSetup.push('\trocm_use_clang');
+  return compilerSetup;
+}
 
+/** mycmakeargs given whatever USE says: GPU targets, the spec's defines and flags. */
+function cmakeArgLines(c: ResolvedComponent, gpuMode: boolean): string[] {
+  const spec = c.spec;
   const cmakeArgs: string[] = [];
   if (gpuMode) {
     const flags = spec.targets.join ? `$(get_amdgpu_flags "${spec.targets.join}")` : '$(get_amdgpu_flags)';
@@ -326,7 +429,12 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
   }
   for (const [name, value] of Object.entries(spec.cmake?.defines ?? {})) cmakeArgs.push(defineArg(name, value));
   cmakeArgs.push(...(spec.cmake?.flags ?? []));
+  return cmakeArgs;
+}
 
+/** mycmakeargs added under a condition: a USE flag, or any of the GPU targets a define needs. */
+function cmakeConditionals(c: ResolvedComponent): EbuildContext['cmakeConditional'] {
+  const spec = c.spec;
   const cmakeConditional: EbuildContext['cmakeConditional'] = [];
   for (const w of spec.cmake?.when ?? []) {
     cmakeConditional.push({
@@ -344,8 +452,12 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
       args: [`-D${td.name}=${bashWord(td.value)}`],
     });
   }
+  return cmakeConditional;
+}
 
-  // src_test.
+/** src_test: its environment, how the tests are run, what is skipped. */
+function testContext(spec: Spec, testsEnabled: boolean): EbuildContext['test'] {
+  const tests = spec.tests;
   const env: string[] = [];
   for (const [k, v] of [...Object.entries(tests?.env ?? {}), ...Object.entries(tests?.command?.env ?? {})]) {
     // `local -x X="$(cmd)"` would hide cmd's failure (shellcheck SC2155).
@@ -354,7 +466,7 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
   }
   let run = tests?.run ?? (spec.build === 'python' ? 'pytest' : spec.build === 'cmake' ? 'ctest' : 'default');
   if (tests?.command) run = 'command';
-  const test: EbuildContext['test'] = {
+  return {
     enabled: testsEnabled,
     gpu: Boolean(tests?.gpu),
     env,
@@ -363,51 +475,6 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
     skip: (tests?.skip ?? []).map(bashLiteral),
     ...(tests?.command?.dir !== undefined ? { dir: bashWord(tests.command.dir) } : {}),
     ...(tests?.command ? { command: tests.command.argv.map(bashWord).join(' ') } : {}),
-  };
-  if (test.command && testsEnabled) inherit.add('edo');
-
-  return {
-    year: options.year,
-    atom: c.atom,
-    build: spec.build,
-    preInherit,
-    inherit: [...inherit].sort(),
-    description: inDoubleQuotes(spec.description),
-    homepage: inDoubleQuotes(spec.homepage),
-    sourceVars: sourceVariables(c),
-    srcUri: depLines(c.distfiles.map((d) => ({ text: wrapUri(d.uri), ...(d.when ? { when: d.when } : {}) }))),
-    s: c.sourceDir,
-    license: spec.license,
-    // Every package of a release shares its sub-slot (the `:${SLOT}` of the
-    // stack's dependencies): one the release holds at its own version too.
-    slot: packageSlot(c),
-    slotComment: c.held ? heldComment(c) : [],
-    keywords: spec.keywords,
-    iuse: iuse.join(' '),
-    requiredUse,
-    requiredUseComment,
-    acceptedComment,
-    licenseComment,
-    restrict: restrictTokens.join(' '),
-    restrictComment,
-    rdepend: rd,
-    depend: dependRest,
-    dependExtendsRdepend: extends_,
-    bdepend: depLines(deps.get('BDEPEND')!),
-    pdepend: depLines(deps.get('PDEPEND')!),
-    idepend: depLines(deps.get('IDEPEND')!),
-    globals,
-    patches: patchLines(c),
-    afterDeps,
-    unpack: unpackBody(c),
-    custom: customPhases(spec.phases),
-    pkgSetup,
-    pythonCheckDeps,
-    prepare,
-    compilerSetup,
-    cmakeArgs,
-    cmakeConditional,
-    test,
   };
 }
 

@@ -189,11 +189,18 @@ function textOf(tag: RawTag | undefined): DocText {
   return toText(tag.value ? [tag.value, ...tag.body] : tag.body);
 }
 
+/** Reports a problem in the documentation: its line, what is wrong, and the function or variable concerned. */
+type DocError = (line: number, message: string, name?: string) => void;
+
+function findTag(block: RawBlock, tag: string): RawTag | undefined {
+  return block.tags.find((t) => t.tag === tag);
+}
+
 /** Parse the eclassdoc of `text`. Problems in the documentation itself go to `problems`. */
 export function parseEclassDoc(text: string, file: string, problems: DocProblem[] = []): EclassDoc {
   const lines = text.split('\n');
   const blocks = readBlocks(lines, problems);
-  const err = (line: number, message: string, name?: string) =>
+  const err: DocError = (line, message, name) =>
     problems.push({ line, column: 1, kind: 'doc-error', message, ...(name ? { name } : {}) });
 
   const doc: EclassDoc = {
@@ -214,119 +221,143 @@ export function parseEclassDoc(text: string, file: string, problems: DocProblem[
   const year = /^# Copyright (?:\d{4}-)?(\d{4}) /.exec(lines[0] ?? '');
   if (year) doc.copyrightYear = Number(year[1]);
 
-  const checkTags = (block: RawBlock, allowed: Set<string>, what: string) => {
-    const seen = new Set<string>();
-    const kind = block.tags[0]!.tag;
-    const order = TAG_ORDER[kind]!;
-    let last = -1;
-    let lastTag = block.tags[0]!.tag;
-    for (const t of block.tags.slice(1)) {
-      if (!allowed.has(t.tag)) err(t.line, `@${t.tag} is not allowed in ${what}`);
-      else if (seen.has(t.tag)) err(t.line, `@${t.tag} is given twice in ${what}`);
-      seen.add(t.tag);
-      if (FLAG_TAGS.has(t.tag) && (t.value || t.body.some((l) => l.trim()))) err(t.line, `@${t.tag} takes no value`);
-      // eclass-to-manpage.awk reads the tags of a block in one fixed order and
-      // stops at the first one out of it: what follows is lost from the manual.
-      const rank = tagRank(kind, t.tag);
-      if (rank >= 0 && rank < last) {
-        const names = order.map((o) => (o === '(flags)' ? 'its flags' : `@${o}`)).join(', ');
-        err(t.line, `@${t.tag} must come before @${lastTag} in ${what}: eclass-to-manpage reads ${names} in this order and loses what comes out of it`);
-      }
-      if (rank > last) {
-        last = rank;
-        lastTag = t.tag;
-      }
-    }
-  };
-
   let currentFunction: FunctionDoc | undefined;
   for (const block of blocks) {
     const head = block.tags[0]!;
-    const find = (tag: string) => block.tags.find((t) => t.tag === tag);
     if (head.tag === 'ECLASS') {
       if (doc.name) {
         err(head.line, 'a second @ECLASS block');
         continue;
       }
-      checkTags(block, HEADER_TAGS, 'the @ECLASS block');
-      doc.name = head.value;
-      doc.line = head.line;
-      doc.maintainers = find('MAINTAINER') ? bodyLines(find('MAINTAINER')!) : [];
-      doc.authors = find('AUTHOR') ? bodyLines(find('AUTHOR')!) : [];
-      doc.bugreports = find('BUGREPORTS') ? bodyLines(find('BUGREPORTS')!) : [];
-      const vcs = find('VCSURL')?.value;
-      if (vcs) doc.vcsurl = vcs;
-      doc.supportedEapis = (find('SUPPORTED_EAPIS')?.value ?? '').split(/\s+/).filter(Boolean);
-      doc.provides = (find('PROVIDES')?.value ?? '').split(/\s+/).filter(Boolean);
-      doc.blurb = find('BLURB')?.value ?? '';
-      const deprecated = find('DEPRECATED');
-      if (deprecated) doc.deprecated = deprecated.value || 'none';
-      doc.description = textOf(find('DESCRIPTION'));
-      doc.example = textOf(find('EXAMPLE'));
-      for (const [tag, ok] of [
-        ['MAINTAINER', doc.maintainers.length > 0],
-        ['BLURB', doc.blurb !== ''],
-        ['SUPPORTED_EAPIS', doc.supportedEapis.length > 0],
-        ['DESCRIPTION', doc.description.length > 0],
-      ] as const) {
-        if (!ok) err(head.line, `the @ECLASS block lacks @${tag}`);
-      }
-      const base = file.split('/').pop() ?? '';
-      if (base.endsWith('.eclass') && doc.name !== base) err(head.line, `@ECLASS names ${doc.name || 'nothing'}, but the file is ${base}`);
-      for (const t of block.tags) {
-        if (!MULTILINE.has(t.tag) && t.body.some((l) => l.trim())) err(t.line, `@${t.tag} takes a one-line value`);
-      }
+      readHeader(block, doc, err);
     } else if (head.tag === 'FUNCTION') {
-      checkTags(block, FUNCTION_TAGS, `the documentation of ${head.value}`);
-      const fn: FunctionDoc = {
-        name: head.value,
-        line: head.line,
-        internal: Boolean(find('INTERNAL')),
-        maintainers: find('MAINTAINER') ? bodyLines(find('MAINTAINER')!) : [],
-        description: textOf(find('DESCRIPTION')),
-      };
-      const usage = find('USAGE');
-      if (usage) fn.usage = usage.value;
-      const ret = find('RETURN');
-      if (ret) fn.returns = [ret.value, ...ret.body].filter((l) => l.trim()).join(' ');
-      const deprecated = find('DEPRECATED');
-      if (deprecated) fn.deprecated = deprecated.value || 'none';
-      if (!head.value) err(head.line, '@FUNCTION without a name');
-      if (fn.description.length === 0) err(head.line, `${fn.name}: @DESCRIPTION is missing or empty`, fn.name);
-      if (doc.functions.some((f) => f.name === fn.name)) err(head.line, `${fn.name} is documented twice`, fn.name);
-      doc.functions.push(fn);
-      currentFunction = fn;
+      currentFunction = functionDoc(block, doc, err);
+      doc.functions.push(currentFunction);
     } else {
-      const scope = head.tag === 'VARIABLE' ? 'function' : 'eclass';
-      checkTags(block, VARIABLE_TAGS, `the documentation of ${head.value}`);
-      const v: VariableDoc = {
-        name: head.value,
-        line: head.line,
-        scope,
-        internal: Boolean(find('INTERNAL')),
-        required: Boolean(find('REQUIRED')),
-        preInherit: Boolean(find('PRE_INHERIT')),
-        outputVariable: Boolean(find('OUTPUT_VARIABLE')),
-        defaultUnset: Boolean(find('DEFAULT_UNSET')),
-        userVariable: Boolean(find('USER_VARIABLE')),
-        description: textOf(find('DESCRIPTION')),
-      };
-      const deprecated = find('DEPRECATED');
-      if (deprecated) v.deprecated = deprecated.value || 'none';
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v.name)) err(head.line, `@${head.tag}: "${v.name}" is not a variable name`);
-      if (v.description.length === 0) err(head.line, `${v.name}: @DESCRIPTION is missing or empty`, v.name);
-      if (scope === 'function' && !currentFunction) err(head.line, `@VARIABLE ${v.name} is not inside a function's documentation`);
-      if (v.required && v.defaultUnset) err(head.line, `${v.name} cannot be both @REQUIRED and @DEFAULT_UNSET`, v.name);
-      if ([v.internal, v.preInherit, v.userVariable, v.outputVariable].filter(Boolean).length > 1) {
-        err(head.line, `${v.name}: only one of @INTERNAL, @PRE_INHERIT, @USER_VARIABLE and @OUTPUT_VARIABLE (eclass-to-manpage fails on more)`, v.name);
-      }
-      if (doc.variables.some((x) => x.name === v.name && x.scope === scope)) err(head.line, `${v.name} is documented twice`, v.name);
-      const next = block.next?.text;
-      const assign = next ? new RegExp(`^(?:export\\s+|readonly\\s+)?${v.name}\\+?=(.*)$`).exec(next) : null;
-      if (assign) v.default = assign[1]!;
-      doc.variables.push(v);
+      doc.variables.push(variableDoc(block, doc, currentFunction, err));
     }
   }
   if (!doc.name) err(1, 'no @ECLASS block: start the file with "# @ECLASS: <name>.eclass"');
   return doc;
+}
+
+/** The tags of a block after its first: allowed there, each once, flags without a value, in eclass-to-manpage's order. */
+function checkTags(block: RawBlock, allowed: Set<string>, what: string, err: DocError): void {
+  const seen = new Set<string>();
+  const kind = block.tags[0]!.tag;
+  const order = TAG_ORDER[kind]!;
+  let last = -1;
+  let lastTag = block.tags[0]!.tag;
+  for (const t of block.tags.slice(1)) {
+    if (!allowed.has(t.tag)) err(t.line, `@${t.tag} is not allowed in ${what}`);
+    else if (seen.has(t.tag)) err(t.line, `@${t.tag} is given twice in ${what}`);
+    seen.add(t.tag);
+    if (FLAG_TAGS.has(t.tag) && (t.value || t.body.some((l) => l.trim()))) err(t.line, `@${t.tag} takes no value`);
+    // eclass-to-manpage.awk reads the tags of a block in one fixed order and
+    // stops at the first one out of it: what follows is lost from the manual.
+    const rank = tagRank(kind, t.tag);
+    if (rank >= 0 && rank < last) {
+      const names = order.map((o) => (o === '(flags)' ? 'its flags' : `@${o}`)).join(', ');
+      err(t.line, `@${t.tag} must come before @${lastTag} in ${what}: eclass-to-manpage reads ${names} in this order and loses what comes out of it`);
+    }
+    if (rank > last) {
+      last = rank;
+      lastTag = t.tag;
+    }
+  }
+}
+
+/** The @ECLASS block into `doc`: name, maintainers, EAPIs, blurb, description; the tags it must have. */
+function readHeader(block: RawBlock, doc: EclassDoc, err: DocError): void {
+  const head = block.tags[0]!;
+  const find = (tag: string) => findTag(block, tag);
+  checkTags(block, HEADER_TAGS, 'the @ECLASS block', err);
+  doc.name = head.value;
+  doc.line = head.line;
+  doc.maintainers = find('MAINTAINER') ? bodyLines(find('MAINTAINER')!) : [];
+  doc.authors = find('AUTHOR') ? bodyLines(find('AUTHOR')!) : [];
+  doc.bugreports = find('BUGREPORTS') ? bodyLines(find('BUGREPORTS')!) : [];
+  const vcs = find('VCSURL')?.value;
+  if (vcs) doc.vcsurl = vcs;
+  doc.supportedEapis = (find('SUPPORTED_EAPIS')?.value ?? '').split(/\s+/).filter(Boolean);
+  doc.provides = (find('PROVIDES')?.value ?? '').split(/\s+/).filter(Boolean);
+  doc.blurb = find('BLURB')?.value ?? '';
+  const deprecated = find('DEPRECATED');
+  if (deprecated) doc.deprecated = deprecated.value || 'none';
+  doc.description = textOf(find('DESCRIPTION'));
+  doc.example = textOf(find('EXAMPLE'));
+  for (const [tag, ok] of [
+    ['MAINTAINER', doc.maintainers.length > 0],
+    ['BLURB', doc.blurb !== ''],
+    ['SUPPORTED_EAPIS', doc.supportedEapis.length > 0],
+    ['DESCRIPTION', doc.description.length > 0],
+  ] as const) {
+    if (!ok) err(head.line, `the @ECLASS block lacks @${tag}`);
+  }
+  const base = doc.file.split('/').pop() ?? '';
+  if (base.endsWith('.eclass') && doc.name !== base) err(head.line, `@ECLASS names ${doc.name || 'nothing'}, but the file is ${base}`);
+  for (const t of block.tags) {
+    if (!MULTILINE.has(t.tag) && t.body.some((l) => l.trim())) err(t.line, `@${t.tag} takes a one-line value`);
+  }
+}
+
+/** A @FUNCTION block; `doc` is read for the functions documented before it. */
+function functionDoc(block: RawBlock, doc: EclassDoc, err: DocError): FunctionDoc {
+  const head = block.tags[0]!;
+  const find = (tag: string) => findTag(block, tag);
+  checkTags(block, FUNCTION_TAGS, `the documentation of ${head.value}`, err);
+  const fn: FunctionDoc = {
+    name: head.value,
+    line: head.line,
+    internal: Boolean(find('INTERNAL')),
+    maintainers: find('MAINTAINER') ? bodyLines(find('MAINTAINER')!) : [],
+    description: textOf(find('DESCRIPTION')),
+  };
+  const usage = find('USAGE');
+  if (usage) fn.usage = usage.value;
+  const ret = find('RETURN');
+  if (ret) fn.returns = [ret.value, ...ret.body].filter((l) => l.trim()).join(' ');
+  const deprecated = find('DEPRECATED');
+  if (deprecated) fn.deprecated = deprecated.value || 'none';
+  if (!head.value) err(head.line, '@FUNCTION without a name');
+  if (fn.description.length === 0) err(head.line, `${fn.name}: @DESCRIPTION is missing or empty`, fn.name);
+  if (doc.functions.some((f) => f.name === fn.name)) err(head.line, `${fn.name} is documented twice`, fn.name);
+  return fn;
+}
+
+/**
+ * An @ECLASS_VARIABLE block, or a @VARIABLE block of the function documented before it;
+ * its default is read from the assignment right after the block.
+ */
+function variableDoc(block: RawBlock, doc: EclassDoc, currentFunction: FunctionDoc | undefined, err: DocError): VariableDoc {
+  const head = block.tags[0]!;
+  const find = (tag: string) => findTag(block, tag);
+  const scope = head.tag === 'VARIABLE' ? 'function' : 'eclass';
+  checkTags(block, VARIABLE_TAGS, `the documentation of ${head.value}`, err);
+  const v: VariableDoc = {
+    name: head.value,
+    line: head.line,
+    scope,
+    internal: Boolean(find('INTERNAL')),
+    required: Boolean(find('REQUIRED')),
+    preInherit: Boolean(find('PRE_INHERIT')),
+    outputVariable: Boolean(find('OUTPUT_VARIABLE')),
+    defaultUnset: Boolean(find('DEFAULT_UNSET')),
+    userVariable: Boolean(find('USER_VARIABLE')),
+    description: textOf(find('DESCRIPTION')),
+  };
+  const deprecated = find('DEPRECATED');
+  if (deprecated) v.deprecated = deprecated.value || 'none';
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v.name)) err(head.line, `@${head.tag}: "${v.name}" is not a variable name`);
+  if (v.description.length === 0) err(head.line, `${v.name}: @DESCRIPTION is missing or empty`, v.name);
+  if (scope === 'function' && !currentFunction) err(head.line, `@VARIABLE ${v.name} is not inside a function's documentation`);
+  if (v.required && v.defaultUnset) err(head.line, `${v.name} cannot be both @REQUIRED and @DEFAULT_UNSET`, v.name);
+  if ([v.internal, v.preInherit, v.userVariable, v.outputVariable].filter(Boolean).length > 1) {
+    err(head.line, `${v.name}: only one of @INTERNAL, @PRE_INHERIT, @USER_VARIABLE and @OUTPUT_VARIABLE (eclass-to-manpage fails on more)`, v.name);
+  }
+  if (doc.variables.some((x) => x.name === v.name && x.scope === scope)) err(head.line, `${v.name} is documented twice`, v.name);
+  const next = block.next?.text;
+  const assign = next ? new RegExp(`^(?:export\\s+|readonly\\s+)?${v.name}\\+?=(.*)$`).exec(next) : null;
+  if (assign) v.default = assign[1]!;
+  return v;
 }
