@@ -40,10 +40,23 @@ export function isHelpRequest(argv: string[]): boolean {
 
 /** The files the help text is made of, relative to the package root. */
 const SOURCES = ['package.json', 'oclif.manifest.json', path.join('dist', 'cli', 'inputs.json')];
+/**
+ * Compiled modules help runs outside the bundles (oclif's help class and
+ * what it imports, the hooks, oclif itself), named by size, mtime and inode
+ * as the manifest cache names dist/src: `npx tsc` after an edit of the help
+ * class leaves the bundles current but changes these.
+ */
+const MODULE_DIRS = [path.join('dist', 'src', 'cli'), path.join('dist', 'src', 'util'), path.join('dist', 'vendor')];
 
 function memoKey(root: string, argv: string[], env: NodeJS.ProcessEnv): string {
   const h = createHash('sha256').update(FORMAT).update('\0');
   for (const f of SOURCES) h.update(readFileSync(path.join(root, f))).update('\0');
+  for (const dir of MODULE_DIRS) {
+    for (const f of readdirSync(path.join(root, dir)).sort()) {
+      const st = statSync(path.join(root, dir, f));
+      h.update(`${dir}/${f} ${st.size} ${st.mtimeMs} ${st.ino}\0`);
+    }
+  }
   h.update(JSON.stringify([process.version, process.platform, process.arch, argv]));
   h.update(JSON.stringify([process.stdout.isTTY === true, process.stdout.columns ?? null, process.stderr.isTTY === true]));
   const vars = Object.keys(env)

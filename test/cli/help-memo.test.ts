@@ -92,14 +92,15 @@ describe('help text kept between runs', function () {
     assert.equal(again.stdout, fresh.stdout);
   });
 
-  it('never prints the text of another build: an edited package.json or command manifest is a new text', async () => {
+  it('never prints the text of another build: an edited package.json, command manifest or help class is a new text', async () => {
     // A copy of the package as installed (manifest and bundles current).
     const dir = path.join(work, 'pkg');
     await mkdir(path.join(dir, 'dist'), { recursive: true });
     await cp(path.join(root, 'bin'), path.join(dir, 'bin'), { recursive: true });
     for (const f of ['package.json', 'oclif.manifest.json']) await cp(path.join(root, f), path.join(dir, f));
     for (const d of ['node_modules', 'manifest', 'schemas', 'ebuild-templates', 'eclass']) await symlink(path.join(root, d), path.join(dir, d));
-    for (const d of ['src', 'vendor']) await symlink(path.join(root, 'dist', d), path.join(dir, 'dist', d));
+    await symlink(path.join(root, 'dist', 'vendor'), path.join(dir, 'dist', 'vendor'));
+    await cp(path.join(root, 'dist', 'src'), path.join(dir, 'dist', 'src'), { recursive: true, preserveTimestamps: true });
     await cp(path.join(root, COMMAND_BUNDLE_DIR), path.join(dir, COMMAND_BUNDLE_DIR), { recursive: true, preserveTimestamps: true });
     const bin = path.join(dir, 'bin', 'run.js');
     const first = await help(['--help'], {}, bin);
@@ -115,5 +116,15 @@ describe('help text kept between runs', function () {
     const renamed = await help(['--help'], {}, bin);
     assert.ok(renamed.oclif);
     assert.match(renamed.stdout, /completion +Print a completion script$/m);
+    // `npx tsc` after an edit of the help class: the bundles stay current, the help changes.
+    await help(['bump', '--help'], {}, bin);
+    assert.equal((await help(['bump', '--help'], {}, bin)).oclif, false);
+    const helpClass = path.join(dir, 'dist', 'src', 'cli', 'help.js');
+    const text = await readFile(helpClass, 'utf8');
+    assert.ok(text.includes('return layoutHelp('));
+    await writeFile(helpClass, text.replace('return layoutHelp(', "return 'Edited. ' + layoutHelp("));
+    const reworded = await help(['bump', '--help'], {}, bin);
+    assert.ok(reworded.oclif);
+    assert.match(reworded.stdout, /Edited\. /);
   });
 });
