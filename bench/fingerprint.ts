@@ -34,8 +34,8 @@ export const PINNED_ENV: NodeJS.ProcessEnv = {
 };
 
 /** Distfiles whose content depends only on their name, so Manifests are reproducible. */
-export async function deterministicDistfiles(manifest: string, distdir: string, env: NodeJS.ProcessEnv): Promise<number> {
-  const out = execFileSync(process.execPath, [bin, 'bump', '6.2.2', '--overlay', path.join(distdir, '..', 'no-such-overlay'), '--manifest', manifest, '--dry-run', '--json'], {
+export async function deterministicDistfiles(manifest: string, distdir: string, env: NodeJS.ProcessEnv, version = '6.2.2'): Promise<number> {
+  const out = execFileSync(process.execPath, [bin, 'bump', version, '--overlay', path.join(distdir, '..', 'no-such-overlay'), '--manifest', manifest, '--dry-run', '--json'], {
     env,
     maxBuffer: 64 << 20,
   });

@@ -12,15 +12,6 @@ if (module.enableCompileCache) {
   const { cacheDisabled, cacheHome } = await import('../dist/src/util/cache-home.js');
   if (!cacheDisabled()) module.enableCompileCache(`${cacheHome()}/node-compile-cache`);
 }
-// On import oclif checks Node against the engines of its own package.json,
-// which the bundle in dist/vendor does not carry: the check would load semver
-// (5 ms) to find nothing. Ours is package.json's engines, which npm checks.
-const engineWarning = process.env.OCLIF_DISABLE_ENGINE_WARNING;
-process.env.OCLIF_DISABLE_ENGINE_WARNING = '1';
-const { execute, Plugin } = await import('#oclif');
-if (engineWarning === undefined) delete process.env.OCLIF_DISABLE_ENGINE_WARNING;
-else process.env.OCLIF_DISABLE_ENGINE_WARNING = engineWarning;
-
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /**
@@ -73,7 +64,29 @@ function bundlesCurrent() {
   }
 }
 
-if (manifestCurrent() && bundlesCurrent()) {
+const current = manifestCurrent() && bundlesCurrent();
+const argv = process.argv.slice(2);
+// A help request whose text an earlier run kept is printed without loading oclif (src/cli/help-memo.ts).
+let recalled;
+if (current && (argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h'))) {
+  const memo = await import('../dist/src/cli/help-memo.js');
+  if (memo.isHelpRequest(argv)) {
+    recalled = memo.recalledHelp(root, argv);
+    if (recalled === undefined) memo.rememberHelp(root, argv);
+  }
+}
+// On import oclif checks Node against the engines of its own package.json,
+// which the bundle in dist/vendor does not carry: the check would load semver
+// (5 ms) to find nothing. Ours is package.json's engines, which npm checks.
+const engineWarning = process.env.OCLIF_DISABLE_ENGINE_WARNING;
+process.env.OCLIF_DISABLE_ENGINE_WARNING = '1';
+const { execute, Plugin } = recalled === undefined ? await import('#oclif') : {};
+if (engineWarning === undefined) delete process.env.OCLIF_DISABLE_ENGINE_WARNING;
+else process.env.OCLIF_DISABLE_ENGINE_WARNING = engineWarning;
+
+if (recalled !== undefined) {
+  process.stdout.write(recalled);
+} else if (current) {
   await execute({ dir: import.meta.url });
 } else {
   const plugin = new Plugin({ root, type: 'core', isRoot: true, ignoreManifest: true });

@@ -33,6 +33,13 @@ import { compiledModules } from '../util/content-memo.js';
 const COMMANDS_DIR = path.join('dist', 'src', 'commands');
 /** A temporary file older than this was left by a killed build. */
 const STALE_TMP_MS = 10 * 60 * 1000;
+/**
+ * How long a file an earlier build wrote, and a later one no longer lists,
+ * stays for the processes started on that build: they import chunks lazily,
+ * some only minutes into a run, and a command runs from the build it started
+ * on however many builds come meanwhile.
+ */
+export const RETIRED_KEEP_MS = 60 * 60 * 1000;
 
 /** The bundle of a command: `upstream:tags` → upstream-tags.js. */
 export function bundleFileOf(id: string): string {
@@ -62,8 +69,10 @@ export interface BundleInputs {
   format: 1;
   /** Every compiled module in a bundle, relative to the package root, with its size. */
   inputs: Record<string, number>;
-  /** The files of this build in dist/cli (kept by the next build too, see buildCommandBundles). */
+  /** The files of this build in dist/cli. */
   outputs: string[];
+  /** Files of earlier builds this one does not write, by when a build first left them out (ms since the epoch): kept RETIRED_KEEP_MS. */
+  retired?: Record<string, number>;
 }
 
 /**
@@ -71,8 +80,10 @@ export interface BundleInputs {
  * rocm-ebuild running meanwhile never minds: the chunks first (their names
  * carry a hash of their content, so a new one never replaces an old one a
  * running process may still import lazily), then each command's file
- * (renamed into place whole), then the list of inputs. Files of the build
- * before stay, for processes started on it; older ones go.
+ * (renamed into place whole), then the list of inputs. Files of earlier
+ * builds stay for RETIRED_KEEP_MS after a build first leaves them out, for
+ * processes started on those builds (two builds in a row must not take a
+ * chunk from under a command started before the first); then they go.
  */
 export async function buildCommandBundles(root = projectRoot): Promise<string> {
   const esbuild = (await import('esbuild')) as typeof import('esbuild');
@@ -112,12 +123,13 @@ export async function buildCommandBundles(root = projectRoot): Promise<string> {
   for (const f of files.filter((o) => isEntry(o.path))) await writeFileAtomically(f.path, f.contents);
   const previous = await fs
     .readFile(path.join(outdir, BUNDLE_INPUTS), 'utf8')
-    .then((t) => (JSON.parse(t) as Partial<BundleInputs>).outputs ?? [])
-    .catch(() => [] as string[]);
+    .then((t) => JSON.parse(t) as Partial<BundleInputs>)
+    .catch(() => ({}) as Partial<BundleInputs>);
   const list: BundleInputs = { format: 1, inputs: {}, outputs: files.map((f) => path.basename(f.path)).sort() };
   for (const rel of Object.keys(result.metafile.inputs).sort()) list.inputs[rel] = statSync(path.join(root, rel)).size;
+  list.retired = retiredFiles(previous, list.outputs, Date.now());
   await writeFileAtomically(path.join(outdir, BUNDLE_INPUTS), `${JSON.stringify(list, null, 1)}\n`);
-  const keep = new Set([...list.outputs, ...previous, BUNDLE_INPUTS]);
+  const keep = new Set([...list.outputs, ...Object.keys(list.retired), BUNDLE_INPUTS]);
   for (const f of await fs.readdir(outdir)) {
     if (keep.has(f)) continue;
     if (f.endsWith('.tmp')) {
@@ -128,6 +140,24 @@ export async function buildCommandBundles(root = projectRoot): Promise<string> {
     await fs.rm(path.join(outdir, f), { force: true });
   }
   return outdir;
+}
+
+/**
+ * The files a build keeps without writing them: the previous build's outputs
+ * it does not write (retired now) and those retired earlier, until they are
+ * RETIRED_KEEP_MS old. A list that is not an object of times counts as none.
+ */
+export function retiredFiles(previous: Partial<BundleInputs>, outputs: string[], now: number): Record<string, number> {
+  const written = new Set(outputs);
+  const retired: Record<string, number> = {};
+  const earlier = typeof previous.retired === 'object' && previous.retired !== null ? previous.retired : {};
+  for (const [f, at] of Object.entries(earlier)) {
+    if (!written.has(f) && typeof at === 'number' && now - at < RETIRED_KEEP_MS) retired[f] = at;
+  }
+  for (const f of Array.isArray(previous.outputs) ? previous.outputs : []) {
+    if (typeof f === 'string' && !written.has(f)) retired[f] ??= now;
+  }
+  return Object.fromEntries(Object.entries(retired).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

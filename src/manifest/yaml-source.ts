@@ -204,6 +204,24 @@ function scan(
   const issues: ManifestIssue[] = [];
   let aliases = 0;
   let firstAlias: Alias | undefined;
+  // Alias.resolve(doc) walks the whole document for each alias; a manifest
+  // file holds dozens of aliases (a release entry each), so the aliases that
+  // resolve are found in one walk, by the same rule: the last node anchored
+  // with the alias's name before it, in the document's order.
+  let resolves: Set<Alias> | undefined;
+  const resolvesOf = (): Set<Alias> => {
+    if (resolves) return resolves;
+    const found = new Set<Alias>();
+    const anchored = new Set<string>();
+    yaml().visit(doc, {
+      Node: (_key, node) => {
+        if (isAlias(node)) {
+          if (anchored.has(node.source)) found.add(node);
+        } else if (node.anchor) anchored.add(node.anchor);
+      },
+    });
+    return (resolves = found);
+  };
   const push = (node: Node | undefined, segments: (string | number)[], message: string, hint: string) =>
     issues.push({ file, ...at(node?.range?.[0]), path: jsonPath(segments), message, hint });
 
@@ -220,7 +238,7 @@ function scan(
       if (aliases === MAX_ALIASES + 1) {
         push(node, segments, `more than ${MAX_ALIASES} YAML aliases in one file`, 'write the repeated data out instead of using so many aliases');
       }
-      if (!node.resolve(doc)) {
+      if (!resolvesOf().has(node)) {
         push(node, segments, `alias *${node.source} refers to no anchor`, `define &${node.source} before this alias, or fix its name`);
       }
       return;

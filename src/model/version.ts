@@ -34,8 +34,27 @@ function cmpBig(a: bigint, b: bigint): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/**
+ * Comparisons already made: resolving a stack compares the same few hundred
+ * versions against the same range bounds thousands of times (every release
+ * against every override's range), and parsing each time was a tenth of a
+ * manifest check. Bounded, so a long run comparing many versions stays small.
+ */
+const compared = new Map<string, number>();
+const COMPARED_MAX = 50_000;
+
 /** PMS 3.3 comparison; throws on text that is not a version. */
 export function compareVersions(a: string, b: string): number {
+  const key = `${a}\0${b}`;
+  const known = compared.get(key);
+  if (known !== undefined) return known;
+  const c = compareParsed(a, b);
+  if (compared.size >= COMPARED_MAX) compared.clear();
+  compared.set(key, c);
+  return c;
+}
+
+function compareParsed(a: string, b: string): number {
   const va = parseVersion(a);
   const vb = parseVersion(b);
   if (!va || !vb) throw new Error(`not a Gentoo version: ${!va ? a : b}`);

@@ -191,7 +191,9 @@ describe('rocm-ebuild bump (the full 6.2 stack into real git repositories)', fun
       try {
         const r = await bump(['6.2.2', '--overlay', mutable]);
         assert.equal(r.code, 0, r.stderr);
-        assert.match(r.stderr.replace(/\s*›\s*/g, ' '), /eclass\/rocm\.eclass differs from the rocm\.eclass these ebuilds are generated for; it is left as it is/);
+        // oclif wraps a warning at 80 columns, inside a long word too (the temporary directory's path): compared without the breaks.
+        const flat = (t: string) => t.replace(/[\s›]+/g, '');
+        assert.ok(flat(r.stderr).includes(flat('eclass/rocm.eclass differs from the rocm.eclass these ebuilds are generated for; it is left as it is')), r.stderr);
         assert.equal(await readFile(file, 'utf8'), `${original}# a local change\n`);
       } finally {
         await git(mutable, ['reset', '-q', '--hard', 'HEAD~1'], home);

@@ -3,7 +3,7 @@ import { cp, mkdir, readdir, readFile, symlink, utimes, writeFile } from 'node:f
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { buildCommandBundles, rewriteImportMetaUrl } from '../../src/cli/command-bundles.js';
+import { buildCommandBundles, RETIRED_KEEP_MS, rewriteImportMetaUrl, type BundleInputs } from '../../src/cli/command-bundles.js';
 import { BUNDLE_INPUTS, COMMAND_BUNDLE_DIR } from '../../src/paths.js';
 import { removeDir, root, runCli, tempDir } from '../helpers/project.js';
 
@@ -122,11 +122,36 @@ describe('command bundles (dist/cli)', function () {
     assert.equal(existsSync(killed), false);
     assert.equal(existsSync(running), true);
     // Nothing else is left: every file is one the list names, the list itself, or the running build's.
-    const list = JSON.parse(await readFile(path.join(outdir, BUNDLE_INPUTS), 'utf8')) as { outputs: string[] };
-    const stray = (await readdir(outdir)).filter((f) => !list.outputs.includes(f) && f !== BUNDLE_INPUTS && f !== path.basename(running));
+    const list = JSON.parse(await readFile(path.join(outdir, BUNDLE_INPUTS), 'utf8')) as BundleInputs;
+    const stray = (await readdir(outdir)).filter((f) => !list.outputs.includes(f) && !(f in (list.retired ?? {})) && f !== BUNDLE_INPUTS && f !== path.basename(running));
     assert.deepEqual(stray, []);
     const after = await runCli(['validate'], { bin: copy.bin, env: hookEnv });
     assert.equal(after.code, 0, after.stderr);
     assert.deepEqual(fromSrc(resolved(after.stderr)), [], 'the rebuilt bundles are current');
+  });
+
+  it('keeps the files of a build a command may have started on through later builds, and lets them go an hour after', async () => {
+    const copy = await packageCopy('generations');
+    const outdir = path.join(copy.dir, COMMAND_BUNDLE_DIR);
+    const listFile = path.join(outdir, BUNDLE_INPUTS);
+    const readList = async () => JSON.parse(await readFile(listFile, 'utf8')) as BundleInputs;
+    // The copy's build resolves dist/src through a link: its chunks are not the shipped build's.
+    const first = (await readList()).outputs;
+    await buildCommandBundles(copy.dir);
+    await buildCommandBundles(copy.dir);
+    const list = await readList();
+    const retired = first.filter((f) => !list.outputs.includes(f));
+    assert.ok(retired.length > 0, 'the rebuilt bundles differ from the shipped ones');
+    // A command started on the first build imports its chunks lazily, after both builds.
+    assert.deepEqual(retired.filter((f) => !existsSync(path.join(outdir, f))), [], 'every file of the first build is still there');
+    assert.deepEqual(Object.keys(list.retired ?? {}).sort(), [...retired].sort());
+    // An hour after a build first left them out, they go.
+    const old = Date.now() - RETIRED_KEEP_MS - 1000;
+    await writeFile(listFile, JSON.stringify({ ...list, retired: Object.fromEntries(retired.map((f) => [f, old])) }));
+    await buildCommandBundles(copy.dir);
+    assert.deepEqual(retired.filter((f) => existsSync(path.join(outdir, f))), [], 'the first build’s files are gone');
+    assert.deepEqual((await readList()).retired, {});
+    const r = await runCli(['graph', '--version', '6.2.2'], { bin: copy.bin });
+    assert.equal(r.code, 0, r.stderr);
   });
 });
