@@ -341,7 +341,7 @@ describe('upstream evidence', function () {
     /** A child process adding records for the given releases to one file, one after another. */
     const writer = (file: string, manifestDir: string, versions: string[]) => {
       const code = `
-        const { recordEvidence } = await import(${JSON.stringify(path.join(root, 'dist/src/upstream/evidence-record.js'))});
+        const { recordEvidence } = await import(${JSON.stringify(path.join(root, 'dist/src/upstream/evidence/record.js'))});
         const [file, dir, ...versions] = process.argv.slice(1);
         for (const v of versions) await recordEvidence(file, dir, { releases: [v], kind: 'tag', source: 'ROCm/beta at rocm-' + v, facts: ['sources'] });
       `;
