@@ -1,6 +1,7 @@
 import type { ManifestIssue } from '../manifest/issues.js';
 import type { DifferenceSpec, EvidenceSpec, PeerName } from '../manifest/types.js';
 import { jsonPath, locate } from '../manifest/yaml-source.js';
+import { itemMatches } from '../model/peer-items.js';
 import { inRange } from '../model/version.js';
 import type { CheckContext } from './context.js';
 
@@ -21,7 +22,7 @@ export function peerOfSource(source: string): PeerName | undefined {
 }
 
 function argued(differences: readonly DifferenceSpec[], peer: PeerName, item: string, version: string): boolean {
-  return differences.some((d) => d.peer === peer && d.fact === 'fixups' && d.item === item && (d.releases === undefined || inRange(version, d.releases)));
+  return differences.some((d) => d.peer === peer && d.fact === 'fixups' && itemMatches(d.item, item) && (d.releases === undefined || inRange(version, d.releases)));
 }
 
 export function checkPeerFindings(ctx: CheckContext): ManifestIssue[] {
@@ -45,7 +46,7 @@ export function checkPeerFindings(ctx: CheckContext): ManifestIssue[] {
       const releases = Array.isArray(r.releases) ? r.releases : [];
       r.lacks.forEach((item, j) => {
         const open = releases.filter((v) => !argued(differences, peer, item, v));
-        if (Array.isArray(r.releases) ? open.length === 0 : differences.some((d) => d.peer === peer && d.fact === 'fixups' && d.item === item && d.releases === undefined)) return;
+        if (Array.isArray(r.releases) ? open.length === 0 : differences.some((d) => d.peer === peer && d.fact === 'fixups' && itemMatches(d.item, item) && d.releases === undefined)) return;
         issues.push({
           file: c.source.file,
           ...locate(c.source, [...at, j]),

@@ -1,5 +1,6 @@
 import type { DifferenceSpec, EvidenceFact } from '../../manifest/types.js';
 import { inRange } from '../../model/version.js';
+import { itemMatches } from '../../model/peer-items.js';
 import { carries, describeSignature, signature } from './edits.js';
 import { normalise } from './gentoo.js';
 import { GENTOO_ATOMS } from './names.js';
@@ -44,6 +45,8 @@ export interface Comparison {
   lacks: string[];
   /** The evidence facts a record may name: those that agree or whose differences are all argued. */
   recordFacts: EvidenceFact[];
+  /** Peer facts of builds we do not offer (a fix-up under a USE flag ours lacks): not compared. */
+  aside: PeerRecipe['aside'];
 }
 
 export interface CompareInput {
@@ -58,7 +61,7 @@ const joinList = (xs: Iterable<string>) => [...xs].sort().join(', ') || '—';
 const condText = (when: readonly string[]) => (when.length ? `${[...when].sort().join(' ')}? ` : '');
 
 function argue(input: CompareInput, fact: FactKind, item: string): string | undefined {
-  return input.differences.find((d) => d.peer === input.kind && d.fact === fact && d.item === item && (d.releases === undefined || inRange(input.version, d.releases)))?.why;
+  return input.differences.find((d) => d.peer === input.kind && d.fact === fact && itemMatches(d.item, item) && (d.releases === undefined || inRange(input.version, d.releases)))?.why;
 }
 
 /** "https://github.com/O/R/archive/refs/tags/T.tar.gz" and ".../archive/T.tar.gz" are one archive. */
@@ -252,7 +255,7 @@ function peerUnpacked(peer: PeerRecipe, ours: OurSide): Unpacked[] {
   });
 }
 
-function compareFixups(input: CompareInput, out: ItemResult[], lacks: string[]): void {
+function compareFixups(input: CompareInput, out: ItemResult[], lacks: string[], aside: PeerRecipe['aside']): void {
   const { peer, ours } = input;
   const theirs = peerUnpacked(peer, ours);
   const ourEdits = new Map<string, { edit: FileEdit; fixup: FixupFact }[]>();
@@ -262,6 +265,12 @@ function compareFixups(input: CompareInput, out: ItemResult[], lacks: string[]):
   let unplaced: string | undefined;
   const label = PEER_LABEL[input.kind];
   for (const f of peer.fixups) {
+    // Under a USE flag ours does not have, the edit serves a build we do not offer.
+    const foreign = input.kind === 'gentoo' ? f.when.flatMap((w) => w.split(/\s+/)).find((w) => /^[A-Za-z0-9][A-Za-z0-9_+@-]*$/.test(w) && !ours.useFlags.has(w)) : undefined;
+    if (foreign) {
+      aside.push({ what: f.id, why: `applied only with USE=${foreign}, which ours does not offer`, where: f.where });
+      continue;
+    }
     if (f.unreadable) {
       unplaced ??= `${f.id}: ${f.unreadable}`;
       out.push({ fact: 'fixups', item: f.id, status: 'unreadable', peer: f.unreadable, peerWhere: f.where });
@@ -369,7 +378,8 @@ export function compareRecipes(input: CompareInput): Comparison {
   compareSources(input, items);
   compareDeps(input, items);
   compareCmake(input, items);
-  compareFixups(input, items, lacks);
+  const aside: PeerRecipe['aside'] = [];
+  compareFixups(input, items, lacks, aside);
   if (input.kind === 'gentoo') compareGentooOnly(input, items);
   for (const it of items) if (it.status === 'differs' && it.argued === undefined) {
     const why = argue(input, it.fact, it.item);
@@ -392,6 +402,6 @@ export function compareRecipes(input: CompareInput): Comparison {
     const parts = kinds.filter((k) => RECORD_FACT[k] === f && (k !== 'llvm' || facts.llvm !== undefined));
     return parts.length > 0 && parts.every(ok);
   });
-  return { items, facts, lacks, recordFacts };
+  return { items, facts, lacks, recordFacts, aside };
 }
 

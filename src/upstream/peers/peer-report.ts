@@ -167,7 +167,7 @@ export async function comparePeers(manifest: Manifest, o: PeerOptions): Promise<
         ...(recipe.version !== o.version ? { peerVersion: recipe.version } : {}),
         nearest: recipe.nearest,
         ...comparison,
-        aside: recipe.aside,
+        aside: [...recipe.aside, ...comparison.aside],
         unreadable: [...recipe.unreadable, ...ours.recipe.unreadable.map((u) => ({ ...u, what: `ours: ${u.what}` }))],
         ...recordFor(kind, recipe, comparison),
       });
