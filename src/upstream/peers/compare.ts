@@ -272,7 +272,14 @@ function compareFixups(input: CompareInput, out: ItemResult[], lacks: string[], 
       continue;
     }
     if (f.unreadable) {
-      unplaced ??= `${f.id}: ${f.unreadable}`;
+      // Its change is unknown; where its files are known, ours on them are not "ours only".
+      const places = f.edits.map((e) => ({ e, at: locate(e.path, theirs) }));
+      for (const { at } of places) {
+        if (!('tree' in at)) continue;
+        const mine = ourPath(at, ours.recipe.unpacked);
+        if ('path' in mine) touched.set(mine.path, touched.get(mine.path) ?? []);
+      }
+      if (places.length === 0 || places.some(({ at }) => 'unknown' in at)) unplaced ??= `${f.id}: ${f.unreadable}`;
       out.push({ fact: 'fixups', item: f.id, status: 'unreadable', peer: f.unreadable, peerWhere: f.where });
       continue;
     }

@@ -312,7 +312,8 @@ class EbuildReader {
     // ${RDEPEND} inside DEPEND, and the other variables ebuilds share between classes.
     const expandRefs = (text: string, seen: Set<string>): string =>
       text.replace(/\$\{?([A-Z_][A-Z0-9_]*)\}?/g, (m, v: string) => {
-        if ((DEP_VARS as readonly string[]).includes(v) || (!['SLOT', 'LLVM_SLOT', 'PV', 'PVR', 'P', 'PN', 'PYTHON_DEPS', 'PYTHON_USEDEP', 'PYTHON_SINGLE_USEDEP', 'ROCM_REQUIRED_USE', 'ROCM_USEDEP', 'LLVM_USEDEP'].includes(v) && this.assignments.some((a) => a.name === v) && !seen.has(v))) {
+        // Dependency variables inside others (${RDEPEND} in DEPEND) are opened as dependency text.
+        if ((DEP_VARS as readonly string[]).includes(v)) {
           if (seen.has(v) || seen.size > 16) return '';
           const own = this.assignments.filter((a) => a.name === v);
           let value = '';
@@ -321,6 +322,8 @@ class EbuildReader {
         }
         if (v === 'PV') return version;
         if (v === 'PYTHON_DEPS') return ' dev-lang/python ';
+        // ${SLOT} (and any global such as ${SLOT_NOLIVE}) as the ebuild sets it, so ":${SLOT}" and ":0/7.2" compare equal.
+        if (!['LLVM_SLOT', 'PYTHON_USEDEP', 'PYTHON_SINGLE_USEDEP', 'ROCM_REQUIRED_USE', 'ROCM_USEDEP', 'LLVM_USEDEP'].includes(v)) return this.global(v) ?? m;
         return m;
       });
     for (const [name, { text, line }] of raw) {
@@ -552,16 +555,16 @@ class EbuildReader {
         }
         return;
       }
-      case 'cmake_src_prepare':
-      case 'default':
-      case 'eapply_user':
-      case 'default_src_prepare':
-        if (phase === 'src_prepare' && !this.appliedGlobal) {
-          this.appliedGlobal = true;
-          this.patchCalls.push(...this.globalPatches(ctx.env, ctx.loc.cwd, ctx.conds));
-        }
-        return;
       default: {
+        // default and the eclasses' <eclass>_src_prepare apply PATCHES (unless the call empties it: PATCHES='' cmake_src_prepare).
+        if (name === 'default' || /_src_prepare$/.test(name)) {
+          const emptied = node.namedChildren.some((c) => c?.type === 'variable_assignment' && c.childForFieldName('name')?.text === 'PATCHES');
+          if (phase === 'src_prepare' && !this.appliedGlobal && !emptied) {
+            this.appliedGlobal = true;
+            this.patchCalls.push(...this.globalPatches(ctx.env, ctx.loc.cwd, ctx.conds));
+          }
+          return;
+        }
         // A function of the ebuild called here (a wrapper around cmake_src_prepare, say) is walked in place.
         const fn = this.functions.get(name);
         if (fn && !ctx.calls.includes(name) && ctx.depth < MAX_NESTING) {
@@ -599,8 +602,13 @@ class EbuildReader {
     for (const a of args) {
       const v = this.word(a.text, ctx.env);
       if (v === undefined) {
-        const target = args.at(-1)?.text ?? '?';
-        this.addSed(`sed ${target}`, ctx, node, [], `cannot expand ${a.text}`);
+        // The script is not read, but the file it edits usually is: the comparison still knows which file that is.
+        const last = args.at(-1);
+        const file = last && last !== a ? this.word(last.text, ctx.env) : undefined;
+        if (file !== undefined && !file.startsWith('-')) {
+          const p = this.relative(file, ctx);
+          this.addSed(`sed ${this.shown(p)}`, ctx, node, [{ path: p, removes: [], adds: [] }], `cannot expand ${a.text}`);
+        } else this.addSed(`sed ${last?.text ?? '?'}`, ctx, node, [], `cannot expand ${a.text}`);
         return;
       }
       words.push(v);

@@ -92,10 +92,11 @@ function recordFor(kind: PeerKind, recipe: PeerRecipe, comparison: Comparison): 
   if (comparison.recordFacts.length === 0) return {};
   const open = comparison.items.filter((i) => i.finding && !i.argued).map((i) => i.item);
   if (open.length > 0) return { withheld: `${open.length} ${PEER_LABEL[kind]} fix-up${open.length === 1 ? '' : 's'} on our source we lack, not argued: ${open.join(', ')}` };
+  // Worded without the release, so that the records of several releases compared with one lower recipe stay one entry.
   const note = recipe.nearest
     ? kind === 'gentoo'
-      ? `::gentoo has no ${recipe.requested} ebuild; compared with ${recipe.version}'s, the nearest lower version, read as its copy to ${recipe.requested}`
-      : `Spack's recipe has no version("${recipe.requested}"); compared with version("${recipe.version}"), the nearest lower one`
+      ? `::gentoo has no ebuild of these releases; its ${recipe.version} ebuild, the nearest lower version, was read as its copy to each`
+      : `Spack's recipe has no version() of these releases; compared with its version("${recipe.version}"), the nearest lower one`
     : undefined;
   return {
     record: {
