@@ -40,8 +40,8 @@ Exit codes: 0 compared, 2 invalid input (a bad or hostile peer tree, the release
 
   static override flags = {
     manifest: manifestFlag,
-    gentoo: Flags.string({ description: 'a Gentoo repository (category/package/*.ebuild): a ::gentoo checkout, or an overlay', helpValue: 'PATH' }),
-    spack: Flags.string({ description: 'a spack-packages checkout (repos/spack_repo/builtin/packages/<name>/package.py)', helpValue: 'PATH' }),
+    gentoo: Flags.string({ description: 'a Gentoo repository (category/package/*.ebuild): a ::gentoo checkout, or an overlay (default: none, ::gentoo is not compared)', helpValue: 'PATH' }),
+    spack: Flags.string({ description: 'a spack-packages checkout (repos/spack_repo/builtin/packages/<name>/package.py) (default: none, Spack is not compared)', helpValue: 'PATH' }),
     record: Flags.boolean({ description: 'write the computed `peer` evidence records into the component files' }),
     all: Flags.boolean({ description: 'list agreeing items and the facts set aside as well, not only differences' }),
   };
