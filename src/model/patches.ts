@@ -13,11 +13,12 @@ export type ReleasePatch =
  * hold the version. A fetched patch is a distfile like any source (its name
  * and URL expanded for the release, its SRC_URI entry in ebuild form).
  */
-export function patchesOf(patches: readonly PatchSpec[] | undefined, pn: string, version: string): ReleasePatch[] {
+export function patchesOf(patches: readonly PatchSpec[] | undefined, pn: string, version: string, release = version): ReleasePatch[] {
   const out: ReleasePatch[] = [];
   (patches ?? []).forEach((p, at) => {
     if (typeof p === 'string') out.push({ kind: 'file', at, file: p });
-    else if (inRange(version, p.releases as VersionRange | undefined)) {
+    // `releases` names stack releases; the names expand with the package's own version (PV).
+    else if (inRange(release, p.releases as VersionRange | undefined)) {
       const basename = p.url.split('/').pop()!;
       out.push({
         kind: 'url',

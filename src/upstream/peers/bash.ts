@@ -4,7 +4,7 @@
  * an ebuild's globals. Kept in one module so that moving those parts to
  * another layer changes one import here.
  */
-export { parseBash, type Node } from '../../lint/bash-parser.js';
+export { parseBash, type Node } from '../../ebuild/bash-parser.js';
 export { expandWord, portageVars, Unevaluable, type EbuildIdentity } from '../../ebuild/src-uri.js';
 export type { EbuildVars, RawAssignment } from '../../ebuild/vars.js';
 export { evaluateWord, type Helpers } from '../replay/bash-words.js';

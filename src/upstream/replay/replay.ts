@@ -1,4 +1,4 @@
-import { parseBash, walk, type Node } from '../../lint/bash-parser.js';
+import { parseBash, walk, type Node } from '../../ebuild/bash-parser.js';
 import type { InsertSpec, PHASES, PrepareOp } from '../../manifest/types.js';
 import { patchesOf } from '../../model/patches.js';
 import type { ResolvedComponent } from '../../model/resolve.js';
@@ -223,7 +223,7 @@ export async function measureFixups(c: ResolvedComponent, trees: ReplayTrees): P
  * are reported as skipped, with the way to check them.
  */
 function patchMeasurements(c: ResolvedComponent): Measurement[] {
-  return patchesOf(c.spec.patches, c.pn, c.version).map((p): Measurement =>
+  return patchesOf(c.spec.patches, c.pn, c.version, c.release).map((p): Measurement =>
     p.kind === 'url'
       ? {
           key: `patches[${p.at}] ${p.name}`,
