@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { readdir, readFile, rm, symlink, truncate, writeFile } from 'node:fs/promises';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync } from 'node:fs';
+import { lstat, readdir, readFile, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
 import type { PeerReport } from '../../src/upstream/peers/peer-report.js';
@@ -253,6 +253,52 @@ describe('upstream peer', function () {
       const b = await peer(m, ['7.2.0', 'alpha'], { spack: path.join(dir, 'nowhere') });
       assert.equal(b.code, 2);
       assert.match(b.stderr, /--spack: .*nowhere: cannot read it \(ENOENT\)/);
+    });
+  });
+
+  describe('a component file --record must not replace: refused before any peer recipe is read (exit 2), nothing changes', () => {
+    /** Runs --record on alpha.yaml set up by `setup`, and checks the refusal; returns the file's text afterwards. */
+    const refusedRecord = async (setup: (file: string) => Promise<() => void>, pattern: RegExp) => {
+      const m = await manifest({ 'components/alpha.yaml': argued });
+      const file = path.join(m, 'components', 'alpha.yaml');
+      const undo = await setup(file);
+      try {
+        const r = await peer(m, ['7.2.0', 'alpha', '--record']);
+        assert.equal(r.code, 2, `${r.stdout}\n${r.stderr}`);
+        assert.match(r.stderr, pattern);
+        assert.match(r.stderr, /; nothing was compared or written\n$/);
+        assert.doesNotMatch(r.stderr, /internal error|at .*\.js:\d+/);
+        assert.equal(r.stdout, '', 'no comparison was printed');
+        const j = await peer(m, ['7.2.0', 'alpha', '--record', '--json']);
+        assert.equal(j.code, 2);
+        assert.equal((JSON.parse(j.stdout) as { error: { exitCode: number } }).error.exitCode, 2);
+      } finally {
+        undo();
+      }
+      assert.deepEqual((await readdir(path.join(m, 'components'))).filter((n) => n.startsWith('.alpha.yaml')), [], 'no lock or temporary file left');
+      return m;
+    };
+
+    it('a symbolic link: the file it points to is neither read for writing nor replaced, and the link stays a link', async () => {
+      const real = path.join(await tempDir('rocm-ebuild-peer-linked-'), 'alpha.yaml');
+      const m = await refusedRecord(async (file) => {
+        await writeFile(real, argued);
+        await rm(file);
+        await symlink(real, file);
+        return () => undefined;
+      }, /alpha\.yaml is a symbolic link \(to .*alpha\.yaml\); --record writes only regular files in the manifest directory: record in the file itself/);
+      assert.equal(await readFile(real, 'utf8'), argued);
+      assert.ok((await lstat(path.join(m, 'components', 'alpha.yaml'))).isSymbolicLink());
+      await removeDir(path.dirname(real));
+    });
+
+    it('an immutable or read-only file: the refusal names it, not an internal error', async () => {
+      const m = await refusedRecord(async (file) => {
+        if (process.getuid?.() === 0 && spawnSync('chattr', ['+i', file]).status === 0) return () => void spawnSync('chattr', ['-i', file]);
+        chmodSync(file, 0o444);
+        return () => chmodSync(file, 0o644);
+      }, /alpha\.yaml: cannot replace it \((immutable or append-only, EPERM|read-only for you, EACCES)\); make the file and its directory writable, or add the record by hand/);
+      assert.equal(await read(m), argued);
     });
   });
 
