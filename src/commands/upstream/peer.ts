@@ -25,7 +25,7 @@ A difference the component's YAML argues (a differences: entry naming the peer, 
 
 With --record, each component whose comparison has facts that agree (or whose every difference is argued) gets a peer record for the release: releases: ["VERSION"], kind: peer, source: "::gentoo <file>" or "Spack <file>", facts, a note when the recipe is of a lower version, and lacks: the findings. Records of the same peer that named the release before lose it (a computed record replaces a typed one). Comments and other bytes of the file are kept; a second run changes nothing; the file is replaced by rename under the lock upstream evidence uses. validate and lint fail on a finding no differences: entry argues.
 
-Exit codes: 0 compared, 2 invalid input (a bad or hostile peer tree, the release is not in the manifest, a record refused), 6 some peer fix-up on our source is neither carried nor argued.`;
+Exit codes: 0 compared, 2 invalid input (a bad or hostile peer tree, the release or a component is not in the manifest; with --record, a component file that is a symbolic link, not a regular file, hard-linked, outside the manifest, read-only or immutable: refused before anything is compared, nothing written), 6 some peer fix-up on our source is neither carried nor argued (the report names it; that peer's record of the component is withheld, the others are written).`;
 
   static override examples = [
     { description: "Compare 7.2.0 with a ::gentoo checkout's ebuilds", command: '<%= config.bin %> <%= command.id %> 7.2.0 --gentoo /var/db/repos/gentoo' },
