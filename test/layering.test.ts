@@ -37,10 +37,11 @@ const ONLY: Record<string, string[]> = { 'distfiles/': ['util/', 'distfiles/'] }
  * import its own room and the ranks below, never a rank above, nor a room beside it on its own
  * rank (so there is no circle among rooms). The files directly in upstream/ sit on top: what the
  * commands share. therock/ reads TheRock's pins; peers/ is where `upstream peer` lands (reading
- * ::gentoo and Spack recipes, comparing them with the manifest's facts).
+ * ::gentoo and Spack recipes, comparing them with the manifest's facts); records/ writes evidence records
+ * into component files for both evidence/ and peers/.
  */
 const UPSTREAM_ROOMS: string[][] = [
-  ['trees/'],
+  ['trees/', 'records/'],
   ['facts/'],
   ['replay/'],
   ['releases/', 'evidence/', 'therock/', 'peers/'],

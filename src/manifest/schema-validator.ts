@@ -406,8 +406,9 @@ function partialComponentSchema(full: AnySchemaObject): AnySchemaObject {
       delete def.minProperties;
     }
   }
-  // A partial may not nest further overrides.
+  // A partial may not nest further overrides; arguments against a peer's recipe are the component's, not a release's.
   delete (copy.properties as Record<string, unknown>).overrides;
+  delete (copy.properties as Record<string, unknown>).differences;
   return copy;
 }
 

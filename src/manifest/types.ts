@@ -200,6 +200,8 @@ export interface ComponentSpec {
   notes?: string;
   /** Where the component's facts come from, per release. */
   evidence?: EvidenceSpec[];
+  /** Where our data differs from a peer's recipe on purpose, and why ours is right (`upstream peer`). */
+  differences?: DifferenceSpec[];
   overrides?: { versions: VersionRange; set: Partial<ComponentSpec>; reason?: string }[];
 }
 
@@ -218,6 +220,23 @@ export interface EvidenceSpec {
   /** kind pin: what TheRock pins, and how the ebuild fetches it. */
   pin?: PinSpec;
   note?: string;
+  /** A `peer` record's findings: the peer's fix-ups on our source that we carry no equivalent edit for (each argued in `differences:`). */
+  lacks?: string[];
+}
+
+/** The peers `upstream peer` reads, and the facts it compares. */
+export type PeerName = 'gentoo' | 'spack';
+export type PeerFact = 'sources' | 'deps' | 'cmake' | 'fixups' | 'llvm' | 'tests';
+
+/** One argued difference from a peer's recipe: the item the comparison names, and why ours is right. */
+export interface DifferenceSpec {
+  peer: PeerName;
+  fact: PeerFact;
+  /** The item as `upstream peer` names it: an atom, a -D name, "patch x.patch", "sed path", "SRC_URI", "S", "LLVM_COMPAT", "RESTRICT". */
+  item: string;
+  why: string;
+  /** The releases the argument holds for; default all. */
+  releases?: VersionRange;
 }
 
 /**

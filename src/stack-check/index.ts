@@ -25,16 +25,18 @@ const NO_POLICY = { default: [], optional: [] };
 export async function checkStack(manifest: Manifest, broken: BrokenParts, options: ReadOptions = {}): Promise<ManifestIssue[]> {
   // Imported here, not at the top: a run that takes the manifest from the
   // cache (validate, graph, render, test, bump, warm) never loads the checks.
-  const [{ checkContext }, { checkDistfiles }, { checkFiles }, { checkProjects }, { checkRelease }, { checkPhaseSyntax, phasePieces }] = await Promise.all([
+  const [{ checkContext }, { checkDistfiles }, { checkFiles }, { checkProjects }, { checkRelease }, { checkPhaseSyntax, phasePieces }, { checkPeerFindings }] = await Promise.all([
     import('./context.js'),
     import('./distfiles.js'),
     import('./files.js'),
     import('./projects.js'),
     import('./release.js'),
     import('./values.js'),
+    import('./peer-findings.js'),
   ]);
   const ctx = checkContext(manifest, broken);
   const issues: ManifestIssue[] = await checkFiles(ctx);
+  issues.push(...checkPeerFindings(ctx));
 
   const targetsKnown = !broken.stackKeys.has('targets');
   const policies = targetsKnown ? await releasePolicies(manifest, options.readSource) : { byRelease: new Map(), issues: [] };

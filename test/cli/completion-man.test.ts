@@ -34,7 +34,7 @@ describe('shell completion and the man page', function () {
     it('completes commands, topics and subcommands', async () => {
       assert.deepEqual(await complete('b'), ['bump']);
       assert.deepEqual(await complete('ci', 'g'), ['github', 'gitlab']);
-      assert.deepEqual(await complete('upstream', ''), ['diff', 'evidence', 'patches', 'projects', 'tags', 'therock']);
+      assert.deepEqual(await complete('upstream', ''), ['diff', 'evidence', 'patches', 'peer', 'projects', 'tags', 'therock']);
       assert.deepEqual(await complete('help', 'up'), ['upstream']);
       // Every command is reachable word by word.
       for (const id of ids) {

@@ -25,7 +25,7 @@ describe('one CLI voice', function () {
       [['help', 'bmp'], /^rocm-ebuild: bmp is not a command of rocm-ebuild; did you mean `rocm-ebuild bump`\?\n$/],
       [['bmp', '--help'], /^rocm-ebuild: bmp is not a command of rocm-ebuild; did you mean `rocm-ebuild bump`\?\n$/],
       [['upstream', 'tgs'], /^rocm-ebuild: tgs is not a command of `rocm-ebuild upstream`; did you mean `rocm-ebuild upstream tags`\?\n$/],
-      [['upstream', 'zzzzzz'], /^rocm-ebuild: zzzzzz is not a command of `rocm-ebuild upstream`; its commands are diff, evidence, patches, projects, tags, therock; see rocm-ebuild upstream --help\n$/],
+      [['upstream', 'zzzzzz'], /^rocm-ebuild: zzzzzz is not a command of `rocm-ebuild upstream`; its commands are diff, evidence, patches, peer, projects, tags, therock; see rocm-ebuild upstream --help\n$/],
       [['bump', '6.2.2', '--overlay', 'x', '--dropold'], /^rocm-ebuild: Nonexistent flag: --dropold; did you mean --drop-old\?\n$/],
       [['graph', '--version', '6.2.2', '--colour'], /^rocm-ebuild: Nonexistent flag: --colour; see rocm-ebuild graph --help\n$/],
       [['graph', 'rocBLASS', '--version', '6.2.2'], /^rocm-ebuild: a package name not in ROCm 6\.2\.2:\n {2}"rocBLASS" is not known; did you mean sci-libs\/rocBLAS\?\n$/],

@@ -234,6 +234,21 @@ evidence:
     kind: peer
     source: ::gentoo sci-libs/full/full-6.3.0.ebuild
     facts: [deps]
+  - releases: ["6.2.2"]
+    kind: peer
+    source: Spack repos/spack_repo/builtin/packages/full/package.py
+    facts: [sources]
+    lacks: ["patch full-fix.patch"]
+differences:
+  - peer: spack
+    fact: fixups
+    item: patch full-fix.patch
+    why: Spack's patch points the build at its own prefix of the library
+    releases: { from: "6.2.0", until: "8.0.0" }
+  - peer: spack
+    fact: fixups
+    item: patch full-*.patch
+    why: the same argument for every patch of this name, written as a pattern
 overrides:
   - versions: { from: "6.3.0", until: "7.0.0" }
     reason: the CMake variable was renamed upstream
