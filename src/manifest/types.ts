@@ -131,8 +131,16 @@ export interface UrlPatchSpec {
   releases?: VersionRange;
 }
 
-/** A patch file shipped in patches/<component>/ (FILESDIR), or one fetched by URL. */
-export type PatchSpec = string | UrlPatchSpec;
+/** Our own patch, shipped in patches/<component>/ next to the manifest and installed to the package's files/. */
+export interface FilePatchSpec {
+  file: string;
+  reason: string;
+  /** The releases it applies to; default all the component's. */
+  releases?: VersionRange;
+}
+
+/** A patch file shipped in patches/<component>/ (FILESDIR: its bare name, or with a reason and releases), or one fetched by URL. */
+export type PatchSpec = string | FilePatchSpec | UrlPatchSpec;
 
 export interface PhaseCode {
   before?: string;

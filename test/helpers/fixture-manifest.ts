@@ -145,7 +145,7 @@ excluded:
   dev-python/pyyaml: { subslot: false }
   dev-util/oldtool: { subslot: false, versions: ["1.0", "2.0-r1"] }
 `,
-  'patches/fullcmake/fix-build.patch': '--- a/x\n+++ b/x\n',
+  'patches/fullcmake/fix-build.patch': '--- a/CMakeLists.txt\n+++ b/CMakeLists.txt\n@@ -1 +1 @@\n-project(fullcmake)\n+project(fullcmake LANGUAGES CXX)\n',
   'components/full.yaml': `name: full
 projects: [full, full-data]
 atom: sci-libs/full
