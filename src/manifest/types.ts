@@ -198,7 +198,8 @@ export interface ComponentSpec {
 /** How a fact was established: read at the upstream tag, agreed with a named packager's recipe, or pinned by TheRock. */
 export type EvidenceKind = 'tag' | 'peer' | 'pin';
 
-export type EvidenceFact = 'sources' | 'deps' | 'cmake' | 'targets' | 'fixups' | 'tests' | 'use' | 'python' | 'license' | 'install';
+/** `offline`: with the options the ebuild passes, the build reaches no download (checked by `upstream evidence`). */
+export type EvidenceFact = 'sources' | 'deps' | 'cmake' | 'targets' | 'fixups' | 'tests' | 'use' | 'python' | 'license' | 'install' | 'offline';
 
 export interface EvidenceSpec {
   /** The releases the record covers: a list, or a range. */

@@ -27,7 +27,7 @@ export class RecordError extends Error {
 /** A record for one release, as this command writes them. */
 export type TagRecord = EvidenceSpec & { releases: [string]; kind: 'tag' };
 
-const FACT_ORDER: readonly EvidenceFact[] = ['sources', 'deps', 'cmake', 'targets', 'use', 'fixups', 'python', 'tests', 'install', 'license'];
+const FACT_ORDER: readonly EvidenceFact[] = ['sources', 'deps', 'cmake', 'targets', 'use', 'fixups', 'offline', 'python', 'tests', 'install', 'license'];
 
 /** A plain YAML scalar when it reads back as the same string, else double-quoted (JSON's escapes are YAML's). */
 function scalar(text: string): string {
