@@ -32,6 +32,8 @@ export interface CommitInput {
   metadata: ReadonlyMap<string, string>;
   identity: Person;
   separateDrops: boolean;
+  /** Patch files each package's written ebuild adds to its files/, by atom (patch-files.ts). */
+  addFiles?: ReadonlyMap<string, { name: string; content: Buffer }[]>;
 }
 
 export interface PackageCommits {
@@ -132,6 +134,7 @@ export async function packageCommits(input: CommitInput): Promise<PackageCommits
         ...(metadata !== undefined ? { metadata } : {}),
         remove: work.remove,
         removeFiles,
+        addFiles: work.write ? (input.addFiles?.get(atom) ?? []) : [],
         manifest: pkg?.manifest,
         entries: own,
         unneeded,
@@ -158,6 +161,7 @@ export async function packageCommits(input: CommitInput): Promise<PackageCommits
       ...(metadata !== undefined ? { metadata } : {}),
       remove: superseded,
       removeFiles: addFiles,
+      addFiles: input.addFiles?.get(atom) ?? [],
       manifest: pkg?.manifest,
       entries: own,
       unneeded: addUnneeded,

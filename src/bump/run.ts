@@ -43,6 +43,7 @@ import { describedPackages, whyLeft } from '../plan/left.js';
 import { requirePackageNames } from '../model/package-names.js';
 import { readRecord, RECORD_REF, recordTip } from '../git/generated-record.js';
 import { packageCommits } from './package-commits.js';
+import { patchFilesToAdd } from './patch-files.js';
 import { ebuildPath, reconcile, recordPaths, type PackageWork, type Refusal } from './reconcile.js';
 import { checkOverlayPath, refuseLinksOut, unwritableDirs } from '../overlay/paths.js';
 import { isScanned, overlayIndex, readEbuild, scannedPathspecs, scanOverlay, type OverlayState } from '../overlay/scan.js';
@@ -451,6 +452,8 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
   const record = isRepo ? await readRecord(repo, recordAt, recordPaths(plan, state)) : new Map<string, string>();
   const { works, refusals, warnings } = await reconcile({ plan, model, state, record, rendered, year, discardLocal: o.discardLocal ?? false });
   if (refusals.length > 0) refuseLocalEdits(refusals);
+  // Our patches go into files/ with the ebuilds that apply them; a different file already there stops the bump here.
+  const addFiles = await patchFilesToAdd(works, state, model);
   const result: BumpResult = {
     version: o.version,
     overlay: dir,
@@ -542,6 +545,7 @@ async function bumpLocked(o: BumpOptions, ctx: Context): Promise<BumpResult> {
       metadata,
       identity: signer,
       separateDrops: o.separateDrops ?? false,
+      addFiles,
     });
     for (const r of packages.removedFiles) {
       const change = result.changes.find((c) => c.atom === r.atom);
