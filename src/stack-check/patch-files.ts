@@ -182,7 +182,7 @@ export function checkPatchTotals(model: StackModel, sizes: ReadonlyMap<string, n
     const total = files.reduce((n, p) => n + (sizes.get(`${c.name}/${p.kind === 'file' ? p.file : ''}`) ?? 0), 0);
     if (total <= FILES_TOTAL_LIMIT) continue;
     issues.push(
-      issueAt(c, ['patches'], `the patch files of ${c.atom} ${c.version} come to ${kib(total)}, over the ${kib(FILES_TOTAL_LIMIT)} ::gentoo allows in a package's files/ (pkgcheck TotalSizeViolation)`, `ship the largest as distfiles: ${HOST_HINT}`),
+      issueAt(c, ['patches'], `the patch files of ${c.atom} come to ${kib(total)}, over the ${kib(FILES_TOTAL_LIMIT)} ::gentoo allows in a package's files/ (pkgcheck TotalSizeViolation)`, `ship the largest as distfiles: ${HOST_HINT}`),
     );
   }
   return issues;
