@@ -41,7 +41,7 @@ export async function patchFilesToAdd(works: readonly PackageWork[], state: Over
       const inOverlay = path.join(state.dir, w.atom, 'files', p.file);
       const have = await readFile(inOverlay).catch(() => undefined);
       if (have === undefined) out.set(w.atom, [...(out.get(w.atom) ?? []), { name: p.file, content: bytes }]);
-      else if (!have.equals(bytes)) clashes.push(`${w.atom}/files/${p.file} differs from ${path.relative(process.cwd(), path.join(model.manifest.dir, 'patches', c.name, p.file))}`);
+      else if (!have.equals(bytes)) clashes.push(`${w.atom}/files/${p.file} differs from ${path.join(model.manifest.dir, 'patches', c.name, p.file)}`);
     }
   }
   if (clashes.length > 0) {

@@ -87,6 +87,12 @@ export async function readPatchFile(manifestDir: string, component: string, name
   return { file, bytes, diff: parsed.files };
 }
 
+/** A path as the user can type it: relative to where they are when that is below it, else absolute. */
+function shown(file: string): string {
+  const rel = path.relative(process.cwd(), file);
+  return rel.startsWith('..') || path.isAbsolute(rel) ? file : rel;
+}
+
 const kib = (n: number) => `${(n / 1024).toFixed(1).replace(/\.0$/, '')} KiB`;
 
 /** Line and column (1-based, in bytes on that line) of the first byte sequence that is not UTF-8. */
@@ -156,7 +162,7 @@ export async function checkPatchFiles(manifest: Manifest): Promise<{ issues: Man
           ...listed,
           message: `patch ${name}: ${r.message}${r.at ? ` (${path.join(manifest.dir, patchDir(c.spec.name), name)}:${r.at.line}:${r.at.column})` : ''}`,
           hint: missing
-            ? `put it at ${path.relative(process.cwd(), path.join(manifest.dir, patchDir(c.spec.name), name))}, or drop the entry`
+            ? `put it at ${shown(path.join(manifest.dir, patchDir(c.spec.name), name))}, or drop the entry`
             : tooLarge
               ? HOST_HINT
               : r.at
