@@ -28,6 +28,9 @@ export async function run(): Promise<BenchReport> {
     validate: { args: ['validate'], goal: 4 },
     render: { args: ['render', 'rocBLAS', '--version', '6.2.2'], goal: 4 },
     graph: { args: ['graph', '--version', '6.2.2'], goal: 4 },
+    // What a completion script asks on the first TAB of a shell session (later TABs reuse the answer).
+    releaseWords: { args: ['completion', '--words', 'releases'], goal: 4 },
+    packageWords: { args: ['completion', '--words', 'packages'], goal: 4 },
   } as const;
   type Name = keyof typeof commands;
   // A first run of each warms the page cache (and, where there is one, the manifest cache).

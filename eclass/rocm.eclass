@@ -29,11 +29,16 @@
 # - reach the GPU: check_amdgpu in src_test, rocm_add_sandbox for builds
 #   whose configure step probes the GPU.
 #
-# The eclass is a drop-in replacement for the rocm.eclass of ::gentoo.
-# ROCM_VERSION may be X.Y as well as X.Y.Z, a release newer than the table
-# (a new major version included) reuses the newest policy before it with a
-# QA notice instead of dying, and the target table is generated from data
-# (manifest/targets.yaml of rocm-ebuild) by "rocm-ebuild eclass".
+# The eclass is a drop-in replacement for the rocm.eclass of ::gentoo:
+# every ebuild of ::gentoo that inherits rocm gets the same IUSE,
+# ROCM_REQUIRED_USE and ROCM_USEDEP, or more targets where the table
+# knows more, never fewer, and the functions ::gentoo's ebuilds call
+# behave the same (get_amdgpu_flags without arguments, rocm_use_hipcc,
+# rocm_use_clang with hip's clang, rocm_add_sandbox [-w], check_amdgpu).
+# How ROCM_VERSION is read (X.Y as a release line, 9999, versions the
+# table does not hold) is described there.  The target table is
+# generated from data (manifest/targets.yaml of rocm-ebuild) by
+# "rocm-ebuild eclass".
 #
 # src_configure should not access the GPU: a build system that probes it
 # usually ignores the targets it is given.  Pass the targets explicitly
@@ -120,12 +125,30 @@ inherit flag-o-matic
 # ROCm stack, the oldest ROCm release a consumer supports otherwise.
 # Not needed with ROCM_SKIP_GLOBALS.
 #
-# Accepted forms are X.Y (read as X.Y.0), X.Y.Z, either with Gentoo
-# version suffixes such as _rc1 or _p2 (ignored), and 9999, which uses the
-# policy of the newest release series (live ebuilds).  A version no series
-# holds (newer than the table, between two series, or of a major version
-# the table does not know yet) uses the newest series that starts before
-# it, one older than every series the oldest, both with a QA notice.
+# - X.Y.Z (ROCm's own packages): the targets of that release's series.
+#
+# - X.Y (consumers, e.g. ROCM_VERSION=6.1): a release line, every release
+#   from X.Y.0 on that continues it without a gap in the table (6.1 to
+#   6.4.x; 7.0 to 7.2, as AMD released no 7.3 to 7.8).  The package is
+#   offered every target of those releases, and enabled by default are
+#   the defaults of the newest: what ::gentoo's eclass gives "6.1" (its
+#   6.x lists).
+#
+# - 9999 (live ebuilds): the line of the table's live series, read as its
+#   X.Y: the 7.x lists, as ::gentoo's eclass gives 9999.
+#
+# Gentoo version suffixes such as _rc1 or _p2 are ignored.  A version no
+# series holds (newer than the table, between two series, or of a major
+# version the table does not know yet) uses the newest series that starts
+# before it, one older than every series the oldest, both with a QA
+# notice.
+#
+# The targets come from ROCM_VERSION alone, since metadata cannot depend
+# on what is installed.  A consumer older than the installed stack keeps
+# its line's targets: those the installed libraries lack cannot be
+# enabled (ROCM_USEDEP's "(-)" makes the dependency unsatisfied, and emerge
+# says so), and targets added by the newer stack (gfx950 in 7.0) are
+# offered once ROCM_VERSION moves to it.
 #
 # @CODE
 # ROCM_VERSION=${PV}
@@ -217,31 +240,6 @@ inherit flag-o-matic
 # device-library bitcode (${EPREFIX}/usr/lib/amdgcn/bitcode), which clang
 # reads when HIP code is compiled without --rocm-device-lib-path, as
 # happens for HIP sources compiled as C++.
-
-# @ECLASS_VARIABLE: HIP_VISIBLE_DEVICES
-# @USER_VARIABLE
-# @DEFAULT_UNSET
-# @DESCRIPTION:
-# Comma-separated GPUs the HIP runtime may use: ordinals counted among the
-# GPUs ROCR_VISIBLE_DEVICES leaves visible, or GPU-<unique id> UUIDs.
-# check_amdgpu checks only these GPUs.  Set it in package.env to run tests
-# on one GPU of a multi-GPU host.
-
-# @ECLASS_VARIABLE: ROCR_VISIBLE_DEVICES
-# @USER_VARIABLE
-# @DEFAULT_UNSET
-# @DESCRIPTION:
-# Comma-separated GPUs the ROCm runtime may use: ordinals among all GPUs
-# of the KFD topology or GPU-<unique id> UUIDs (as rocminfo prints them).
-# check_amdgpu checks only these GPUs.
-
-# @ECLASS_VARIABLE: HSA_OVERRIDE_GFX_VERSION
-# @USER_VARIABLE
-# @DEFAULT_UNSET
-# @DESCRIPTION:
-# X.Y.Z: makes the ROCm runtime treat every GPU as gfx target X.Y.Z
-# (e.g. 10.3.0 runs gfx1030 code on a gfx1032 GPU).  check_amdgpu uses it
-# when it compares the GPUs with the enabled targets.
 
 # @ECLASS_VARIABLE: _ROCM_DEVICE_ROOT
 # @INTERNAL
@@ -340,23 +338,27 @@ _ROCM_POLICIES=(
 # @INTERNAL
 # @DESCRIPTION:
 # The series whose policy ROCM_VERSION=9999 uses.
-_ROCM_LIVE_POLICY=10.0+
+_ROCM_LIVE_POLICY=7.0-7.2
 # ---- END GENERATED AMDGPU TARGET TABLE ----
 
 # @FUNCTION: _rocm_select_policy
 # @USAGE: <version>
 # @INTERNAL
 # @DESCRIPTION:
-# Set _ROCM_POLICY to the series of _ROCM_POLICIES that applies to ROCm
-# <version>, following the rules described for ROCM_VERSION.  Dies only
-# on a malformed version.
+# Set _ROCM_POLICY to the series of _ROCM_POLICIES whose targets apply to
+# ROCm <version>, following the rules described for ROCM_VERSION.  Dies
+# only on a malformed version.
 _rocm_select_policy() {
 	debug-print-function "${FUNCNAME[0]}" "$@"
 
-	local version=${1}
+	local version=${1} entry series from until
 	if [[ ${version} == 9999 ]]; then
-		_ROCM_POLICY=${_ROCM_LIVE_POLICY}
-		return
+		# Live ebuilds: the release line of the live series, read as X.Y.
+		for entry in "${_ROCM_POLICIES[@]}"; do
+			read -r series from until <<<"${entry}"
+			[[ ${series} == "${_ROCM_LIVE_POLICY}" ]] && break
+		done
+		version=${from%.*}
 	fi
 
 	# A glob, not =~: this runs while the eclass is sourced, and =~ would
@@ -370,29 +372,48 @@ _rocm_select_policy() {
 
 	# The series are ordered and do not overlap: the last one starting
 	# at or before the version is the nearest older one.
-	local entry series from until before oldest
+	local holder before oldest
 	for entry in "${_ROCM_POLICIES[@]}"; do
 		read -r series from until <<<"${entry}"
 		[[ -z ${oldest} ]] && oldest=${series}
 		ver_test "${wanted}" -ge "${from}" || continue
 		if ver_test "${wanted}" -lt "${until}"; then
-			_ROCM_POLICY=${series}
-			return
+			holder=${series}
+			break
 		fi
 		before=${series}
 	done
 
 	local notice
-	if [[ -n ${before} ]]; then
+	if [[ -n ${holder} ]]; then
+		_ROCM_POLICY=${holder}
+	elif [[ -n ${before} ]]; then
 		_ROCM_POLICY=${before}
-		notice="ROCM_VERSION=${version} is newer than the AMDGPU target table of rocm.eclass; using the targets of ROCm ${before}."
+		notice="ROCM_VERSION=${version} is newer than the AMDGPU target table of rocm.eclass; using the targets of ROCm ${before}"
 	else
 		_ROCM_POLICY=${oldest}
-		notice="ROCM_VERSION=${version} is older than the AMDGPU target table of rocm.eclass; using the targets of ROCm ${oldest}."
+		notice="ROCM_VERSION=${version} is older than the AMDGPU target table of rocm.eclass; using the targets of ROCm ${oldest}"
 	fi
+
+	# X.Y (and 9999) names a release line, not one release: every series
+	# that continues the chosen one without a gap joins it.
+	if [[ -z ${patch} ]]; then
+		local end='' joined=''
+		for entry in "${_ROCM_POLICIES[@]}"; do
+			read -r series from until <<<"${entry}"
+			if [[ ${series} == "${_ROCM_POLICY}" ]]; then
+				end=${until}
+			elif [[ -n ${end} ]] && ver_test "${from}" -eq "${end}"; then
+				_ROCM_POLICY+=" ${series}"
+				end=${until} joined=1
+			fi
+		done
+		[[ -n ${notice} && -n ${joined} ]] && notice+=" and the releases after it"
+	fi
+
 	# Stay quiet while metadata is generated; the notice is for builds.
-	if [[ ${EBUILD_PHASE} != depend ]]; then
-		eqawarn "${notice}"
+	if [[ -n ${notice} && ${EBUILD_PHASE} != depend ]]; then
+		eqawarn "${notice}."
 		eqawarn "Add the release to manifest/targets.yaml of rocm-ebuild and regenerate the table with 'rocm-ebuild eclass'."
 	fi
 }
@@ -427,28 +448,37 @@ _rocm_set_globals() {
 
 	_rocm_select_policy "${ROCM_VERSION}"
 
-	local entry
-	local -a words=()
+	# Every series of the policy offers its targets; the last one says
+	# which are enabled by default.  Words of an entry: series, from,
+	# until, then the targets ("+" = default-on).
+	local entry word offered=' ' defaults=' '
+	local -a series=() words=()
+	read -r -a series <<<"${_ROCM_POLICY}"
 	for entry in "${_ROCM_POLICIES[@]}"; do
-		if [[ ${entry%% *} == "${_ROCM_POLICY}" ]]; then
-			read -r -d '' -a words <<<"${entry}"
-			break
-		fi
+		has "${entry%% *}" "${series[@]}" || continue
+		read -r -d '' -a words <<<"${entry}"
+		defaults=' '
+		for word in "${words[@]:3}"; do
+			offered+="${word#+} "
+			[[ ${word} == +* ]] && defaults+="${word#+} "
+		done
 	done
 
-	# words: series, from, until, then the targets ("+" = default-on)
-	local word
 	local -a iuse=() targets=()
-	for word in "${words[@]:3}"; do
-		target=${word#+}
+	for target in "${_ROCM_ALL_TARGETS[@]}"; do
+		[[ ${offered} == *" ${target} "* ]] || continue
 		if [[ -n ${filter} ]] && ! has "${target}" "${ROCM_SUPPORTED_TARGETS[@]}"; then
 			continue
 		fi
-		iuse+=( "${word/gfx/amdgpu_targets_gfx}" )
+		if [[ ${defaults} == *" ${target} "* ]]; then
+			iuse+=( "+amdgpu_targets_${target}" )
+		else
+			iuse+=( "amdgpu_targets_${target}" )
+		fi
 		targets+=( "${target}" )
 	done
 	if [[ ${#targets[@]} -eq 0 ]]; then
-		die "${ECLASS}: none of ROCM_SUPPORTED_TARGETS (${ROCM_SUPPORTED_TARGETS[*]}) is offered for ROCm ${ROCM_VERSION} (series ${_ROCM_POLICY}: ${words[*]:3}); fix ROCM_SUPPORTED_TARGETS or ROCM_VERSION"
+		die "${ECLASS}: none of ROCM_SUPPORTED_TARGETS (${ROCM_SUPPORTED_TARGETS[*]}) is offered for ROCm ${ROCM_VERSION} (series ${_ROCM_POLICY}:${offered% }); fix ROCM_SUPPORTED_TARGETS or ROCM_VERSION"
 	fi
 
 	# The package manager and ebuilds read these.
@@ -468,24 +498,32 @@ unset -f _rocm_set_globals _rocm_select_policy
 # @FUNCTION: _rocm_enabled_targets
 # @INTERNAL
 # @DESCRIPTION:
-# Print the enabled targets, separated by spaces, in the order of
-# _ROCM_ALL_TARGETS: every target whose amdgpu_targets_* flag is in IUSE
-# and enabled.  This covers flags set by the eclass as well as flags an
-# ebuild with ROCM_SKIP_GLOBALS declares itself.
+# Print the enabled targets, separated by spaces: every target whose
+# amdgpu_targets_* flag is in IUSE and enabled, in the order of
+# _ROCM_ALL_TARGETS, then those the table does not know in the order of
+# IUSE.  This covers flags set by the eclass as well as flags an ebuild
+# with ROCM_SKIP_GLOBALS declares itself (hipBLASLt, rocWMMA), which may
+# name a target newer than the table.
 _rocm_enabled_targets() {
-	local target
+	local target word
 	local -a enabled=()
 	for target in "${_ROCM_ALL_TARGETS[@]}"; do
 		if in_iuse "amdgpu_targets_${target}" && use "amdgpu_targets_${target}"; then
 			enabled+=( "${target}" )
 		fi
 	done
+	for word in ${IUSE}; do
+		word=${word#[+-]}
+		[[ ${word} == amdgpu_targets_* ]] || continue
+		target=${word#amdgpu_targets_}
+		has "${target}" "${_ROCM_ALL_TARGETS[@]}" "${enabled[@]}" && continue
+		use "${word}" && enabled+=( "${target}" )
+	done
 	echo "${enabled[*]}"
 }
 
 # @FUNCTION: get_amdgpu_flags
 # @USAGE: [separator]
-# @RETURN: 0; dies when given more than one argument
 # @DESCRIPTION:
 # Print the enabled AMDGPU targets in the order of the target table.
 #
@@ -505,10 +543,14 @@ _rocm_enabled_targets() {
 # export PYTORCH_ROCM_ARCH=$(get_amdgpu_flags ";")
 # export HCC_AMDGPU_TARGET=$(get_amdgpu_flags ,)
 # @CODE
+# Arguments after the separator are ignored with a QA notice, as
+# ::gentoo's eclass ignores every argument.
 get_amdgpu_flags() {
 	debug-print-function "${FUNCNAME[0]}" "$@"
 
-	[[ ${#} -le 1 ]] || die "Usage: ${FUNCNAME[0]} [separator]"
+	if [[ ${#} -gt 1 ]]; then
+		eqawarn "${FUNCNAME[0]}: takes at most a separator; ignoring: ${*:2}"
+	fi
 
 	local -a targets
 	read -r -a targets <<<"$(_rocm_enabled_targets)"
@@ -566,11 +608,13 @@ rocm_use_hipcc() {
 
 # @FUNCTION: rocm_use_clang
 # @DESCRIPTION:
-# Compile with the vanilla clang of the LLVM slot in use: LLVM_SLOT when
-# the ebuild inherits llvm-r2, otherwise the slot hip was built with
-# ("hipconfig --hipclangpath").  Exports CC and CXX (${CHOST}-clang and
-# ${CHOST}-clang++ of that slot) and, for CMake's HIP language, HIPCXX
-# (the same clang++, never hipcc, which CMake refuses) and HIPFLAGS with
+# Compile with the vanilla clang hip was built with, as ::gentoo's eclass
+# does: the directory "hipconfig --hipclangpath" prints.  Only when
+# hipconfig is not installed (a package built without hip, such as
+# hipify-clang) is the clang of LLVM_SLOT used, which the ebuild sets by
+# inheriting llvm-r2.  Exports CC and CXX (${CHOST}-clang and
+# ${CHOST}-clang++ there) and, for CMake's HIP language, HIPCXX (the same
+# clang++, never hipcc, which CMake refuses) and HIPFLAGS with
 # --rocm-path and --rocm-device-lib-path, without which clang cannot find
 # the ROCm device library.  CMake reads HIPCXX and HIPFLAGS when it first
 # configures the HIP language; pass CMAKE_HIP_ARCHITECTURES from
@@ -584,10 +628,12 @@ rocm_use_clang() {
 	[[ ${#} -eq 0 ]] || die "Usage: ${FUNCNAME[0]}"
 
 	local bindir
-	if [[ -n ${LLVM_SLOT} ]]; then
+	if [[ -n $(type -t hipconfig) || -z ${LLVM_SLOT} ]]; then
+		if ! bindir=$(hipconfig --hipclangpath) || [[ -z ${bindir} ]]; then
+			die "${FUNCNAME[0]}: 'hipconfig --hipclangpath' failed; add dev-util/hip to BDEPEND, or inherit llvm-r2 so that LLVM_SLOT names the clang to use where hip is not installed"
+		fi
+	else
 		bindir=${BROOT}/usr/lib/llvm/${LLVM_SLOT}/bin
-	elif ! bindir=$(hipconfig --hipclangpath) || [[ -z ${bindir} ]]; then
-		die "${FUNCNAME[0]}: 'hipconfig --hipclangpath' failed; add dev-util/hip to BDEPEND, or inherit llvm-r2 so that LLVM_SLOT names the clang to use"
 	fi
 
 	local slot=${bindir%/bin}
@@ -712,9 +758,26 @@ _rocm_gpu_devices() {
 # For src_test: make the GPUs the tests will use writable in the sandbox
 # (addwrite on /dev/kfd and their render nodes) and die with a hint when
 # /dev/kfd is missing or a device is not readable and writable by the
-# build user.  Only the GPUs selected by ROCR_VISIBLE_DEVICES and
-# HIP_VISIBLE_DEVICES are checked, when those are set.  Warns about GPUs
-# whose target the package is not built for, as tests would fail there.
+# build user.  Warns about GPUs whose target the package is not built for,
+# as tests would fail there.
+#
+# It honours the ROCm runtime's environment, which a user sets in
+# package.env (and an ebuild may set for its tests), so that only the GPUs
+# the tests will run on are checked:
+#
+# - ROCR_VISIBLE_DEVICES: comma-separated GPUs, ordinals among all GPUs of
+#   the KFD topology or GPU-<unique id> UUIDs (as rocminfo prints them);
+#
+# - HIP_VISIBLE_DEVICES: the same, counted among the GPUs
+#   ROCR_VISIBLE_DEVICES leaves visible, e.g. to run tests on one GPU of a
+#   multi-GPU host;
+#
+# - HSA_OVERRIDE_GFX_VERSION=X.Y.Z: every GPU runs gfx target X.Y.Z code
+#   (10.3.0 runs gfx1030 code on a gfx1032 GPU), which the comparison with
+#   the enabled targets uses.
+#
+# The eclass does not document them as its user variables: they are the
+# runtime's, and ::gentoo ebuilds set HIP_VISIBLE_DEVICES for their tests.
 check_amdgpu() {
 	debug-print-function "${FUNCNAME[0]}" "$@"
 

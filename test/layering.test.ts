@@ -16,7 +16,8 @@ const LAYERS: { name: string; members: string[] }[] = [
   { name: 'model', members: ['model/'] },
   { name: 'plan', members: ['plan/'] },
   { name: 'render', members: ['render/'] },
-  { name: 'lint', members: ['lint/', 'ebuild/'] },
+  { name: 'ebuild text', members: ['ebuild/'] },
+  { name: 'lint', members: ['lint/'] },
   { name: 'stack-wide checks', members: ['stack-check/'] },
   { name: 'I/O', members: ['distfiles/', 'overlay/', 'git/', 'eclass/', 'portage/'] },
   { name: 'workflows', members: [] },
@@ -70,6 +71,15 @@ function upstreamViolation(rel: string, target: string, line: number, specifier:
   return undefined;
 }
 
+/**
+ * Folders that may reach another only through its entry points: bump asks lint
+ * to judge the ebuilds it writes, and reads ebuilds' text through ebuild/,
+ * never through lint's internals.
+ */
+const ENTRY_POINTS: Record<string, Record<string, string[]>> = {
+  'bump/': { 'lint/': ['lint/index.ts', 'lint/component.ts'] },
+};
+
 /** The layer of a path relative to src/ ("manifest/load.ts"): the longest member that matches. */
 export function layerOf(rel: string): number {
   let best = -1;
@@ -119,7 +129,7 @@ export function violation(rel: string, imp: Import): string | undefined {
     return `src/${rel}:${imp.line}: imports ${imp.specifier}; import ${BUNDLED[bundled]} instead (the bundled copy every other module uses: two copies of oclif in one process break its instanceof checks and settings)`;
   }
   if (!imp.specifier.startsWith('.')) return undefined;
-  const target = path.posix.normalize(path.posix.join(path.posix.dirname(rel), imp.specifier)).replace(/\.js$/, '.ts');
+  const target = targetOf(rel, imp.specifier)!;
   if (target.startsWith('..')) return `src/${rel}:${imp.line}: imports ${imp.specifier}, outside src/`;
   const from = layerOf(rel);
   const to = layerOf(target);
@@ -127,10 +137,75 @@ export function violation(rel: string, imp: Import): string | undefined {
   if (only && !only[1].some((allowed) => target.startsWith(allowed))) {
     return `src/${rel}:${imp.line}: imports ${imp.specifier} (src/${target}), but ${only[0]} may import only ${only[1].join(', ')}`;
   }
+  const narrowed = Object.entries(ENTRY_POINTS).find(([folder]) => rel.startsWith(folder))?.[1] ?? {};
+  for (const [folder, entries] of Object.entries(narrowed)) {
+    if (target.startsWith(folder) && !entries.includes(target)) {
+      return `src/${rel}:${imp.line}: imports ${imp.specifier} (src/${target}), but reaches ${folder} only through ${entries.map((e) => `src/${e}`).join(', ')}`;
+    }
+  }
   if (to > from) {
     return `src/${rel}:${imp.line}: imports ${imp.specifier} (src/${target}, layer "${LAYERS[to]!.name}") from layer "${LAYERS[from]!.name}": lower layers never import upper ones`;
   }
   return upstreamViolation(rel, target, imp.line, imp.specifier);
+}
+
+/** The module a relative import of `rel` names, as a path under src/ ("lint/types.ts"); undefined for a package. */
+function targetOf(rel: string, specifier: string): string | undefined {
+  if (!specifier.startsWith('.')) return undefined;
+  return path.posix.normalize(path.posix.join(path.posix.dirname(rel), specifier)).replace(/\.js$/, '.ts');
+}
+
+/**
+ * Every import circle of a module graph (Tarjan's strongly connected
+ * components), each as one path round it: "a.ts → b.ts → a.ts". Type-only and
+ * dynamic imports count too: a circle of them still ties the modules to be
+ * read, changed and tested together.
+ */
+export function importCircles(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const circles: string[] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component = new Set<string>();
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.add(w);
+    } while (w !== v);
+    if (component.size === 1 && !(graph.get(v) ?? []).includes(v)) return;
+    // One way round, from the component's first module in code-point order, by breadth-first search back to it.
+    const start = [...component].sort()[0]!;
+    const from = new Map<string, string>();
+    const queue = [start];
+    while (queue.length > 0 && !from.has(start)) {
+      const at = queue.shift()!;
+      for (const next of graph.get(at) ?? []) {
+        if (!component.has(next) || from.has(next)) continue;
+        from.set(next, at);
+        queue.push(next);
+      }
+    }
+    const path = [start];
+    for (let at = from.get(start)!; at !== start; at = from.get(at)!) path.unshift(at);
+    circles.push([start, ...path].join(' → '));
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return circles.sort();
 }
 
 function sourceFiles(dir: string, base = dir): string[] {
@@ -175,6 +250,35 @@ describe('import direction of src/', () => {
     assert.match(violation('commands/x.ts', { file: '', line: 1, specifier: '@oclif/core' }) ?? '', /import #oclif instead/);
     assert.match(violation('render/env.ts', { file: '', line: 1, specifier: 'nunjucks' }) ?? '', /import #nunjucks instead/);
     assert.equal(violation('render/env.ts', { file: '', line: 1, specifier: '#nunjucks' }), undefined);
+    assert.match(violation('ebuild/vars.ts', { file: '', line: 1, specifier: '../lint/bash-parser.js' }) ?? '', /layer "lint"\) from layer "ebuild text"/);
+    assert.equal(violation('lint/facts.ts', { file: '', line: 1, specifier: '../ebuild/bash-parser.js' }), undefined);
+    assert.match(violation('bump/run.ts', { file: '', line: 1, specifier: '../lint/overlay-deps.js' }) ?? '', /reaches lint\/ only through src\/lint\/index\.ts, src\/lint\/component\.ts/);
+    assert.equal(violation('bump/check.ts', { file: '', line: 1, specifier: '../lint/component.js' }), undefined);
+    assert.equal(violation('pr/lint-range.ts', { file: '', line: 1, specifier: '../lint/external-tools.js' }), undefined);
+  });
+
+  it('finds each import circle once, as a path round it', () => {
+    const graph = new Map<string, string[]>([
+      ['a.ts', ['b.ts', 'node-package']],
+      ['b.ts', ['c.ts']],
+      ['c.ts', ['a.ts', 'd.ts']],
+      ['d.ts', []],
+      ['e.ts', ['e.ts']],
+      ['f.ts', ['d.ts']],
+    ]);
+    assert.deepEqual(importCircles(graph), ['a.ts → b.ts → c.ts → a.ts', 'e.ts → e.ts']);
+    assert.deepEqual(importCircles(new Map([['x.ts', ['y.ts']], ['y.ts', []]])), []);
+  });
+
+  it('no import circle in src/', () => {
+    const src = path.join(root, 'src');
+    const graph = new Map<string, string[]>();
+    for (const rel of sourceFiles(src)) {
+      const targets = importsOf(rel, readFileSync(path.join(src, rel), 'utf8')).map((i) => targetOf(rel, i.specifier));
+      graph.set(rel, [...new Set(targets.filter((t): t is string => t !== undefined))]);
+    }
+    assert.ok(graph.size > 50, `only ${graph.size} files found under src/`);
+    assert.deepEqual(importCircles(graph), []);
   });
 
   it('finds an upstream/ room importing one above or beside it', () => {

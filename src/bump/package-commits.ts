@@ -1,3 +1,4 @@
+import { heldSentence } from '../model/held.js';
 import type { ManifestEntry } from '../distfiles/index.js';
 import { filesUsed, isUsed, type FilesUse } from '../ebuild/files-dir.js';
 import { srcUriEntries, Unevaluable } from '../ebuild/src-uri.js';
@@ -13,7 +14,7 @@ import { packageFiles, readEbuild, type OverlayState } from '../overlay/scan.js'
 import { stackFor } from '../stack-check/index.js';
 import type { PackageWork } from './reconcile.js';
 import { metadataForVersions } from './metadata-versions.js';
-import { dependencyKeysOfText } from '../lint/overlay-deps.js';
+import { dependencyKeysOfText } from '../ebuild/dependencies.js';
 
 /**
  * The commits of the packages' work. By default one commit per package, as
@@ -42,6 +43,9 @@ export interface PackageCommits {
   removedFiles: { atom: string; files: string[] }[];
 }
 
+// One loop over the packages, each turn one piece: the closures below (texts, distfile
+// names, files/ use, metadata.xml) read that package's versions and its new text, and
+// both commit forms are made from them.
 export async function packageCommits(input: CommitInput): Promise<PackageCommits> {
   const { state, model, identity } = input;
   const first: CommitSpec[] = [];
@@ -280,9 +284,14 @@ function message(work: PackageWork, newPackage: boolean, removed: string[], remo
       `Its newer versions stay; ${removed.join(', ')} ${removed.length === 1 ? 'needs' : 'need'} the older ROCm stack this bump drops.`,
     );
   }
+  // A package the release holds at its own version says so, and why (model/held.ts).
+  const held = work.write && work.component.held ? heldSentence(work.component) : undefined;
+  if (held && !work.revbump) body.push(held);
   if (work.revbump && work.write) {
     body.push(
-      `What rocm-ebuild generates for ${withoutRevision(work.write.version)} changed since ${superseded} was written (the stack manifest or its templates), so it gets a new revision; ${superseded} is dropped, superseded by it. Changed lines:`,
+      held
+        ? `${held} ${removed.includes(superseded!) ? `${superseded} is dropped, superseded by it` : `${superseded} stays, for the release it was written for`}. Changed lines:`
+        : `What rocm-ebuild generates for ${withoutRevision(work.write.version)} changed since ${superseded} was written (the stack manifest or its templates), so it gets a new revision; ${superseded} is dropped, superseded by it. Changed lines:`,
       { verbatim: bodyLines(work.revbump.diff) },
     );
   }

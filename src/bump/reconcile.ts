@@ -1,11 +1,18 @@
+import { readRecord, recordTip } from '../git/generated-record.js';
 import { unifiedDiff } from '../git/text-merge.js';
 import { compareVersions, withoutRevision } from '../model/version.js';
 import type { ResolvedComponent, StackModel } from '../model/resolve.js';
+import { ebuildRelease } from '../model/held.js';
 import { readEbuild, type OverlayState } from '../overlay/scan.js';
 import type { Plan, PlanEntry } from '../plan/plan.js';
-import { renderEbuild } from '../render/index.js';
+import { currentYear, renderEbuild } from '../render/index.js';
 import { stackFor } from '../stack-check/index.js';
+import { UserError } from '../util/errors.js';
+import { ExitCode } from '../util/exit-codes.js';
+import type { BumpInputs } from './inputs.js';
 import { carryForward, copyrightYear, localState, sameButYear, type LocalState } from './local-edits.js';
+import type { OverlayRead } from './read.js';
+import type { BumpOptions } from './types.js';
 
 /**
  * What each package's commit writes, once the overlay's own ebuilds are read:
@@ -82,6 +89,8 @@ export function recordPaths(plan: Plan, state: OverlayState): string[] {
   return [...atoms].flatMap((atom) => (state.packages.get(atom)?.versions ?? []).map((v) => ebuildPath(atom, v)));
 }
 
+// One loop over the packages, each turn one piece: a revision bump, an add and the drops
+// of a package decide together which older ebuild's hand edits go where, and which are refused.
 export async function reconcile(input: ReconcileInput): Promise<Reconciled> {
   const { plan, model, state, record, year } = input;
   const works: PackageWork[] = [];
@@ -99,7 +108,9 @@ export async function reconcile(input: ReconcileInput): Promise<Reconciled> {
   };
   /** What the manifest generates now for `version`'s release, with the committed text's year. */
   const regenerate = async (atom: string, version: string, committed: string): Promise<string | undefined> => {
-    const other = await modelOf(withoutRevision(version));
+    // Its PV, or the release that holds the package at its own version (model/held.ts).
+    const mine = plan.entries.find((e) => e.atom === atom)?.component;
+    const other = await modelOf(mine ? ebuildRelease(mine, version, committed) : withoutRevision(version));
     const c = other?.byAtom.get(atom);
     return c && other ? renderEbuild(c, other, { year: copyrightYear(committed) ?? year }) : undefined;
   };
@@ -123,19 +134,32 @@ export async function reconcile(input: ReconcileInput): Promise<Reconciled> {
       else refusals.push({ atom, version, why, diff });
     };
     let carriedFrom: string | undefined;
+    /** --drop-old: a held package's ebuilds of its version written for older releases. */
+    const heldDrops: string[] = [];
 
     if (entry?.action === 'keep') {
-      const latest = present.filter((v) => withoutRevision(v) === release).sort(compareVersions).at(-1)!;
+      const latest = present.filter((v) => withoutRevision(v) === entry.version).sort(compareVersions).at(-1)!;
       const { committed, regenerated, state: local } = await stateOf(atom, latest);
       const recorded = record.get(ebuildPath(atom, latest));
-      const changed = regenerated !== undefined && (recorded !== undefined ? !sameButYear(regenerated, recorded) : local.kind !== 'none');
+      // A package held at its own version whose newest ebuild is another release's
+      // (7.2.4's migraphx-7.2.4 when 10.0.0 holds it at 7.2.4): this release gets its own revision.
+      const elsewhere = ebuildRelease(component, latest, committed) !== release;
+      // That ebuild stays for its release unless --drop-old drops the release.
+      const superseded = !elsewhere || plan.dropOld;
+      if (component.held && plan.dropOld) {
+        for (const v of present.filter((x) => x !== latest && withoutRevision(x) === entry.version)) {
+          if (ebuildRelease(component, v, readEbuild(state.dir, atom, v)) !== release) heldDrops.push(v);
+        }
+        work.remove.push(...heldDrops);
+      }
+      const changed = elsewhere || (regenerated !== undefined && (recorded !== undefined ? !sameButYear(regenerated, recorded) : local.kind !== 'none'));
       if (changed) {
         const generated = next();
         const version = nextRevision(latest);
-        const diff = await unifiedDiff(recorded ?? committed, regenerated!, { before: ebuildPath(atom, latest), after: ebuildPath(atom, version) });
+        const diff = await unifiedDiff(recorded ?? committed, elsewhere ? generated : regenerated!, { before: ebuildPath(atom, latest), after: ebuildPath(atom, version) });
         work.entry = { ...entry, action: 'revbump', version, versions: [latest] };
         work.revbump = { replaces: latest, diff };
-        work.remove.push(latest);
+        if (superseded) work.remove.push(latest);
         if (local.kind === 'none') {
           work.write = { version, text: generated, generated };
         } else if (local.kind === 'edited') {
@@ -145,19 +169,20 @@ export async function reconcile(input: ReconcileInput): Promise<Reconciled> {
             work.carried = { from: latest, diff: local.diff };
           } else {
             work.write = { version, text: generated, generated };
-            cannotCarry(latest, `changed by hand, and the change conflicts with what rocm-ebuild now generates (${merged.conflicts} conflict${merged.conflicts === 1 ? '' : 's'})`, local.diff);
+            if (superseded) cannotCarry(latest, `changed by hand, and the change conflicts with what rocm-ebuild now generates (${merged.conflicts} conflict${merged.conflicts === 1 ? '' : 's'})`, local.diff);
+            else warnings.push(`${atom}-${latest} was changed by hand, and the change does not apply to ${version} (${merged.conflicts} conflict${merged.conflicts === 1 ? '' : 's'}): ${latest} stays; port the change by hand:\n${indent(local.diff)}`);
           }
         } else {
           work.write = { version, text: generated, generated };
-          cannotCarry(latest, local.why, local.diff);
+          if (superseded) cannotCarry(latest, local.why, local.diff);
         }
       }
     } else if (entry?.action === 'add') {
       const generated = input.rendered.get(atom) ?? next();
       work.entry = entry;
-      work.write = { version: release, text: generated, generated };
+      work.write = { version: entry.version, text: generated, generated };
       // A new version starts from the newest older one, as a maintainer copying the ebuild would.
-      const source = present.filter((v) => v !== '9999' && compareVersions(withoutRevision(v), release) < 0).sort(compareVersions).at(-1);
+      const source = present.filter((v) => v !== '9999' && compareVersions(withoutRevision(v), entry.version) < 0).sort(compareVersions).at(-1);
       if (source) {
         const dropped = work.remove.includes(source);
         const { committed, state: local } = await stateOf(atom, source);
@@ -182,7 +207,7 @@ export async function reconcile(input: ReconcileInput): Promise<Reconciled> {
       }
     }
     // Versions dropped whose changes went nowhere.
-    for (const v of drop?.versions ?? []) {
+    for (const v of [...(drop?.versions ?? []), ...heldDrops]) {
       if (v === carriedFrom) continue;
       const { state: local } = await stateOf(atom, v);
       if (local.kind === 'edited') {
@@ -209,4 +234,46 @@ export async function reconcile(input: ReconcileInput): Promise<Reconciled> {
 
 function indent(text: string): string {
   return text.trimEnd().replace(/^/gm, '    ');
+}
+
+/**
+ * The fifth stage: every new ebuild rendered, then what the overlay holds of
+ * the planned packages read against the record of what was generated:
+ * revisions to bump, hand edits to carry forward, and those a bump would
+ * lose, refused with the change (nothing is written).
+ */
+export interface HandEdits {
+  works: PackageWork[];
+  /** What bump could not decide alone and reports. */
+  warnings: string[];
+  /** The year the new ebuilds' copyright line ends with. */
+  year: number;
+  /** The record's commit the new record follows (undefined: none yet, or no repository). */
+  recordAt: string | undefined;
+}
+
+export async function reconcileWithOverlay(o: BumpOptions, inputs: BumpInputs, read: OverlayRead, plan: Plan): Promise<HandEdits> {
+  const { repo, isRepo, model } = inputs;
+  const { state } = read;
+  const year = currentYear();
+  const adds = plan.entries.filter((e) => e.action === 'add');
+  const rendered = new Map(adds.map((e) => [e.atom, renderEbuild(e.component, model, { year })]));
+  const recordAt = isRepo ? await recordTip(repo) : undefined;
+  const record = isRepo ? await readRecord(repo, recordAt, recordPaths(plan, state)) : new Map<string, string>();
+  const { works, refusals, warnings } = await reconcile({ plan, model, state, record, rendered, year, discardLocal: o.discardLocal ?? false });
+  if (refusals.length > 0) refuseLocalEdits(refusals);
+  return { works, warnings, year, recordAt };
+}
+
+/** Ebuilds changed by hand that this bump would lose: refused with the change, and the ways on. */
+function refuseLocalEdits(refusals: Refusal[]): never {
+  const parts = refusals.map((r) => `${r.atom}-${r.version}: ${r.why}${r.diff ? `\n${r.diff.trimEnd().replace(/^/gm, '    ')}` : ''}`);
+  const others = [...new Set(refusals.map((r) => r.atom))];
+  throw new UserError(
+    `${refusals.length === 1 ? 'an ebuild' : `${refusals.length} ebuilds`} changed by hand would be lost; nothing was written:\n${parts.map((p) => `  ${p}`).join('\n')}\n` +
+      `hint: port the change to the stack manifest or by hand, then run again; or pass --discard-local to drop ${refusals.length === 1 ? 'it' : 'them'}; ` +
+      `or name the other packages on the command line to bump them without ${others.join(', ')}`,
+    ExitCode.overlayRefused,
+    { refused: refusals },
+  );
 }

@@ -1,7 +1,11 @@
-import { Command } from '#oclif';
+import { Command, Flags } from '#oclif';
 import { closest } from '../util/closest.js';
+import { setVerbosity } from '../util/terminal.js';
+import { missingArgsMessage, missingFlagsMessage } from './missing-input.js';
+import { terminalSafeJson } from '../util/printable.js';
 import { ExitCode } from './exit-codes.js';
 import { UserError } from './errors.js';
+import { outputDrained } from './output-drain.js';
 import { reportError } from './report-error.js';
 
 /**
@@ -12,7 +16,35 @@ import { reportError } from './report-error.js';
 export abstract class BaseCommand extends Command {
   static override enableJsonFlag = true;
 
+  /** Every command's: how much it says on stderr besides its results. */
+  static override baseFlags = {
+    quiet: Flags.boolean({ char: 'q', description: 'no progress and no notices on stderr: results, warnings and errors only', exclusive: ['verbose'], helpGroup: 'GLOBAL' }),
+    verbose: Flags.boolean({ description: 'more detail where the command has it (bump: the diff of every revision bump and carried hand edit)', exclusive: ['quiet'], helpGroup: 'GLOBAL' }),
+  };
+
+  /** --quiet and --verbose take effect before the command parses the rest (progress is created deep inside its steps). */
+  override async init(): Promise<void> {
+    await super.init();
+    const given = new Set(this.argv.slice(0, this.argv.includes('--') ? this.argv.indexOf('--') : undefined));
+    setVerbosity(given.has('--quiet') || given.has('-q') ? 'quiet' : given.has('--verbose') ? 'verbose' : 'normal');
+  }
+
+  /** --json output: JSON.stringify's text with every character a terminal acts on escaped (the same values for a parser). */
+  override logJson(json: unknown): void {
+    process.stdout.write(`${terminalSafeJson(json)}\n`);
+  }
+
   protected override async catch(err: Error & { code?: string; exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
+    // Every way out of here ends in process.exit (oclif's handle), which drops
+    // what a pipe has not taken yet: the report and the error go out whole first.
+    try {
+      return await this.reportFailure(err);
+    } finally {
+      await outputDrained();
+    }
+  }
+
+  private async reportFailure(err: Error & { code?: string; exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
     // this.exit(n) throws oclif's ExitError: not a failure to report, just the
     // exit code to use (with --json, oclif would otherwise print it as an error).
     if (err.code === 'EEXIT') throw err;
@@ -36,6 +68,12 @@ export abstract class BaseCommand extends Command {
     let text = message.replace(/\n\nNote: .* allows? multiple values\..*\nAlternatively, you can use "--" .*/, '');
     const help = `see rocm-ebuild ${this.id ? `${this.id.replaceAll(':', ' ')} ` : ''}--help`;
     text = text.replace(/\nSee more help with --help$/, '');
+    // A required flag or argument left out: what it is and how to give it, in our words.
+    const command = { bin: this.config.bin, id: this.id ?? '', examples: this.ctor.examples as never };
+    const flags = missingFlagsMessage(text, { ...(this.ctor.flags ?? {}) }, help, command);
+    if (flags) return flags;
+    const args = missingArgsMessage(text, this.ctor.args ?? {}, help, command);
+    if (args) return args;
     const unknown = /^Nonexistent flags?: (.*)$/m.exec(text)?.[1];
     if (unknown !== undefined) {
       const names = [...Object.keys(this.ctor.flags ?? {}), ...Object.keys(this.ctor.baseFlags ?? {}), 'json', 'help'];
@@ -45,6 +83,12 @@ export abstract class BaseCommand extends Command {
         return near ? [flags.length === 1 ? `did you mean --${near}?` : `${f}: did you mean --${near}?`] : [];
       });
       if (hints.length) return `${text}; ${hints.join('; ')}`;
+    }
+    // Flags that exclude each other: oclif says it once from each side, with "=true".
+    const exclusive = [...text.matchAll(/^\s*--([\w-]+)(?:=\S*)? cannot also be provided when using --([\w-]+)\s*$/gm)];
+    if (exclusive.length) {
+      const pairs = [...new Set(exclusive.map((m) => [m[1]!, m[2]!].sort().join(' and --')))];
+      return `--${pairs.join('; --')} cannot be given together: choose one; ${help}`;
     }
     // A --format value offered by --json (`gpu list --format json`).
     if (/^Expected --format=json to be one of/.test(text)) return `${text}; JSON is --json, as for every command`;

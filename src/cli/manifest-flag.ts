@@ -1,4 +1,5 @@
 import { Flags } from '#oclif';
+import { CONFIG_DISPLAY, settingFlagOptions } from './user-defaults.js';
 
 /**
  * --manifest, in a module of its own: a command that only needs the flag
@@ -7,6 +8,7 @@ import { Flags } from '#oclif';
  */
 export const manifestFlag = Flags.string({
   char: 'm',
-  description: 'stack manifest: a stack.yaml or the directory holding it (default: the one shipped with rocm-ebuild)',
+  description: `stack manifest: a stack.yaml or the directory holding it (default: manifest in ${CONFIG_DISPLAY}, else the one shipped with rocm-ebuild)`,
   helpValue: 'PATH',
+  ...settingFlagOptions('manifest'),
 });

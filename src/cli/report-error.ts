@@ -1,3 +1,5 @@
+import { printable, terminalSafeJson } from '../util/printable.js';
+
 /**
  * The one error format of every command: `rocm-ebuild: <message>` on standard error, or with
  * --json `{ "error": { "message", "exitCode", "details" } }` on standard output, so a program
@@ -5,9 +7,10 @@
  */
 export function reportError(message: string, exitCode: number, options: { json: boolean; details?: unknown }): void {
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ error: { message, exitCode, details: options.details ?? null } }, null, 2)}\n`);
+    process.stdout.write(`${terminalSafeJson({ error: { message, exitCode, details: options.details ?? null } })}\n`);
   } else {
-    process.stderr.write(`rocm-ebuild: ${message}\n`);
+    // Messages quote what users and repositories wrote: nothing in them may act on the terminal (newlines stay).
+    process.stderr.write(`rocm-ebuild: ${printable(message)}\n`);
   }
 }
 

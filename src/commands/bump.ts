@@ -1,11 +1,17 @@
 import { Args, Flags } from '#oclif';
 import path from 'node:path';
 import { BaseCommand } from '../cli/base-command.js';
+import { CONFIG_DISPLAY, settingFlagOptions } from '../cli/user-defaults.js';
 import { createProgress } from '../cli/progress.js';
-import { manifestFlag } from '../cli/stack.js';
+import { loadManifestOrFail, manifestFlag, stackFor } from '../cli/stack.js';
+import { maskedLlvmText } from '../manifest/gentoo-masks.js';
+import { maskedLlvmOfRelease } from '../model/llvm-masks.js';
 import { defaultManifestPath } from '../paths.js';
 import { runBump, type BumpResult } from '../bump/run.js';
-import { describeCounts, EVIDENCE_MEANING, levelRank } from '../model/evidence.js';
+import { describeSigning } from '../git/signing.js';
+import { describeCounts, EVIDENCE_MEANING, LEVELS, levelRank, type EvidenceLevel } from '../model/evidence.js';
+import { hasTool } from '../lint/external-tools.js';
+import { notice, verbosity } from '../util/terminal.js';
 import { compareVersions, withoutRevision } from '../model/version.js';
 import { checkOverlayPath } from '../overlay/paths.js';
 import { createProgress as createDistfileProgress } from '../distfiles/index.js';
@@ -32,6 +38,10 @@ export default class Bump extends BaseCommand {
       'the plan was made: interrupted at any point, even by SIGKILL, the branch is either as before or fully bumped, and the ' +
       'next run finishes or undoes what the interrupted one left in the worktree. Files bump writes are committed even where ' +
       'ignore rules match them. A refused overlay is left as it was.',
+    'Commits are signed the way your git signs them (commit.gpgSign, gpg.format openpgp or ssh, user.signingKey, gpg.program), ' +
+      'and always when metadata/layout.conf says sign-commits = true (::gentoo does): a test signature is made first, and when it ' +
+      'fails the bump is refused before anything is written. --dry-run says whether the commits will be signed, with which key. ' +
+      "A new overlay's layout.conf says sign-commits = true when your git signs commits, false otherwise.",
     'A release the overlay already holds is rendered again and compared with what was generated for it (bump records that ' +
       'on the ref refs/rocm-ebuild-generated, outside every commit): a package whose generated text changed gets the next ' +
       'revision (-r1), replacing the old one in the same commit, with the changed lines in the message; --dry-run shows the diff. ' +
@@ -47,7 +57,8 @@ export default class Bump extends BaseCommand {
     'Exit codes: 0 done (or nothing to do); 2 invalid manifest, unknown release or package name, bad flags, a downgrade ' +
       'without --allow-downgrade, --overlay or --distdir not a directory; 3 distfiles missing with --offline (nothing written); 4 overlay refused: dirty worktree, not a git ' +
       'repository, no git identity, detached HEAD, incompatible layout.conf, another run holds the lock, index.lock present, ' +
-      'ignored files where bump writes, read-only overlay or directory, a Manifest line that cannot be read, an ebuild changed by hand that would be lost, --drop-old on ::gentoo holding packages that left the release; 5 a download or verification failed (nothing written; what was fetched ' +
+      'ignored files where bump writes, read-only overlay or directory, a Manifest line that cannot be read, an ebuild changed by hand that would be lost, --drop-old on ::gentoo holding packages that left the release, ' +
+      'commits that must be signed while git cannot sign (nothing written); 5 a download or verification failed (nothing written; what was fetched ' +
       'stays in the distdir); 6 a generated ebuild failed the QA checks (nothing written). With --derive-from: 2 also ' +
       'when the draft does not validate (the draft stays in the manifest to be fixed; no ebuild is generated), 5 when ' +
       "AMD's release manifest (with --therock: TheRock) cannot be fetched.",
@@ -62,6 +73,10 @@ export default class Bump extends BaseCommand {
     {
       description: 'Use only distfiles already on disk, and drop the older versions of the stack',
       command: '<%= config.bin %> <%= command.id %> 6.2.2 --overlay ~/rocm-overlay --distdir /var/cache/distfiles --offline --drop-old',
+    },
+    {
+      description: 'Offline: list the distfiles the distdir lacks (name, then URLs) to fetch where there is network, then bump with --offline',
+      command: '<%= config.bin %> <%= command.id %> 6.2.2 --overlay ~/rocm-overlay --list-distfiles > distfiles.txt',
     },
     { description: 'Write the files but leave committing to you', command: '<%= config.bin %> <%= command.id %> 6.2.2 --overlay ~/rocm-overlay --no-commit' },
     {
@@ -97,7 +112,7 @@ export default class Bump extends BaseCommand {
   };
 
   static override flags = {
-    overlay: Flags.string({ char: 'o', description: 'the overlay (a git repository; created when missing)', required: true, helpValue: 'DIR' }),
+    overlay: Flags.string({ char: 'o', description: `the overlay (a git repository; created when missing) (default: overlay in ${CONFIG_DISPLAY})`, required: true, helpValue: 'DIR', ...settingFlagOptions('overlay') }),
     manifest: manifestFlag,
     distdir: Flags.string({ description: "where distfiles are found and downloaded to (default: $DISTDIR, else Portage's DISTDIR (portageq, or make.conf), else ~/.cache/rocm-ebuild/distfiles)", helpValue: 'DIR' }),
     offline: Flags.boolean({ description: 'do not download: use only what the distdir holds (exit 3 listing what is missing)' }),
@@ -123,6 +138,11 @@ export default class Bump extends BaseCommand {
     'allow-downgrade': Flags.boolean({ description: 'add a release older than versions the overlay holds (refused otherwise)' }),
     'discard-local': Flags.boolean({ description: 'drop or supersede ebuilds changed by hand even where the change cannot be carried to the new ebuild (refused otherwise, with the change shown)' }),
     'dry-run': Flags.boolean({ char: 'n', description: 'print the plan; change nothing' }),
+    'list-distfiles': Flags.boolean({
+      description:
+        'print the distfiles the bump needs that the distdir lacks, one per line: the file name, then its URLs (each --mirror first, then upstream), for curl or wget where there is network, before an --offline bump; changes nothing',
+      exclusive: ['derive-from', 'no-commit'],
+    }),
     'no-commit': Flags.boolean({ description: 'write the changes into the worktree without committing' }),
     'derive-from': Flags.string({
       description:
@@ -155,11 +175,17 @@ export default class Bump extends BaseCommand {
     const packages = (argv as string[]).slice(1);
     const json = this.jsonEnabled();
     // A wrong --overlay is one line before any work, drafting a release included.
-    await checkOverlayPath(path.resolve(flags.overlay), { create: !flags['dry-run'] });
+    // Listing what to fetch is a dry run that prints only the list.
+    const dryRun = flags['dry-run'] || flags['list-distfiles'];
+    await checkOverlayPath(path.resolve(flags.overlay), { create: !dryRun });
     // Where distfiles go: --distdir, DISTDIR (the environment, else Portage's configuration), else the cache.
     // A distdir that can never hold a file is refused before any work (a dry run uses none).
-    const settings = await distfileSettings({ distdir: flags.distdir, mirror: flags.mirror, offline: flags.offline }, { check: !flags['dry-run'] });
-    if (!json) process.stderr.write(`distdir: ${settings.distdir} (${settings.distdirFrom}); mirrors: ${settings.mirrorsFrom}\n`);
+    const settings = await distfileSettings({ distdir: flags.distdir, mirror: flags.mirror, offline: flags.offline }, { check: !dryRun });
+    if (!json) notice(`distdir: ${settings.distdir} (${settings.distdirFrom}); mirrors: ${settings.mirrorsFrom}`);
+    // What the ebuilds are checked with before anything is written: said before the work, where it can still be acted on.
+    if (!json && !dryRun && !hasTool('shellcheck')) {
+      this.warn('shellcheck is not installed: the ebuilds are checked with bash -n and rocm-ebuild\'s own checks only (Debian: apt-get install shellcheck; `rocm-ebuild lint --overlay` runs it once installed)');
+    }
     if (flags['derive-from']) {
       // Imported here: the upstream code (and the YAML library it writes drafts with) is 60 ms of loading a plain bump does not need.
       const { deriveForBump } = await import('../upstream/draft/derive.js');
@@ -192,7 +218,7 @@ export default class Bump extends BaseCommand {
       allowDowngrade: flags['allow-downgrade'],
       discardLocal: flags['discard-local'],
       separateDrops: flags['separate-drops'],
-      dryRun: flags['dry-run'],
+      dryRun,
       commit: !flags['no-commit'],
       ...(flags.maintainer !== undefined ? { maintainer: flags.maintainer } : {}),
       ...(flags.jobs ? { jobs: flags.jobs } : {}),
@@ -206,20 +232,45 @@ export default class Bump extends BaseCommand {
       distfileProgress: createDistfileProgress({ quiet: json }),
       warn: (m) => (json ? process.stderr.write(`warning: ${m}\n`) : this.warn(m)),
     });
+    if (flags['list-distfiles']) {
+      const list = missingDistfiles(result, flags.mirror ?? []);
+      if (!json) for (const d of list) process.stdout.write(`${[d.name, ...d.urls].join(' ')}\n`);
+      return { ...result, missingDistfiles: list };
+    }
     if (!json) {
       this.report(result);
       this.warnEvidence(result);
+      // Packages an LLVM slot ::gentoo's profiles mask holds back, with the local setting that lifts the mask.
+      const added = result.packages.filter((p) => p.action === 'add' || p.action === 'revbump').map((p) => p.atom);
+      const model = added.length ? await stackFor(await loadManifestOrFail(flags.manifest), args.version) : undefined;
+      for (const line of model ? maskedLlvmText(maskedLlvmOfRelease(model, added)) : []) this.log(line);
     }
     return result;
   }
 
-  /** Packages whose facts nothing checked: said after the plan or the commits, where the reader looks next. (--json carries the evidence instead.) */
+  /**
+   * How far the facts of the packages this bump adds were checked, said once: a line when they rest on a
+   * peer's recipe or the tags, one warning naming the packages when not. Only the added ones count: a bump of
+   * hip alone is not about the 47 other packages of its release. (--json carries the evidence instead.)
+   */
+  private addedEvidence(r: BumpResult): { level: EvidenceLevel; counts: Record<EvidenceLevel, number>; weakest: string[] } | undefined {
+    const added = r.packages.filter((p) => p.action === 'add' && p.evidence !== undefined);
+    if (added.length === 0) return undefined;
+    const counts: Record<EvidenceLevel, number> = { none: 0, pin: 0, peer: 0, tag: 0 };
+    for (const p of added) counts[p.evidence!]++;
+    const level = LEVELS.find((l) => counts[l] > 0)!;
+    return { level, counts, weakest: added.filter((p) => p.evidence === level).map((p) => p.atom).sort() };
+  }
+
   private warnEvidence(r: BumpResult): void {
-    const e = r.evidence;
-    if (levelRank(e.level) >= levelRank('peer') || !r.packages.some((p) => p.action === 'add')) return;
+    const e = this.addedEvidence(r);
+    if (!e || levelRank(e.level) >= levelRank('peer')) return;
     const few = e.weakest.slice(0, 6).join(', ') + (e.weakest.length > 6 ? `, and ${e.weakest.length - 6} more` : '');
+    const added = Object.values(e.counts).reduce((a, b) => a + b, 0);
+    const release = Object.values(r.evidence.counts).reduce((a, b) => a + b, 0);
+    const whose = added === release ? `ROCm ${r.version}'s evidence` : `the evidence of the ${added === 1 ? 'package' : `${added} packages`} added`;
     this.warn(
-      `ROCm ${r.version}'s evidence is ${e.level} (${describeCounts(e.counts)}): the facts of ${few} were checked neither at the upstream tag nor against another packager's recipe; review those ebuilds (rocm-ebuild render ATOM --version ${r.version} says what each rests on)`,
+      `${whose} is ${e.level} (${describeCounts(e.counts)}): the facts of ${few} were checked neither at the upstream tag nor against another packager's recipe; review those ebuilds (rocm-ebuild render ATOM --version ${r.version} says what each rests on)`,
     );
   }
 
@@ -228,7 +279,9 @@ export default class Bump extends BaseCommand {
     const who = r.maintainer.maintainers.map((m) => `${m.name ? `${m.name} ` : ''}<${m.email}>`).join(', ');
     const types = [...new Set(r.maintainer.maintainers.map((m) => m.type))].join('/');
     if (count('add') > 0) this.log(`metadata.xml maintainer: ${who} (${types}, ${r.maintainer.source})`);
-    if (count('add') > 0) this.log(`evidence: ${r.evidence.level}, the weakest of the release's packages (${describeCounts(r.evidence.counts)}): ${EVIDENCE_MEANING[r.evidence.level]}`);
+    // A weak level is the warning's to say (once, after the plan); a strong one is said here.
+    const e = this.addedEvidence(r);
+    if (e && levelRank(e.level) >= levelRank('peer')) this.log(`evidence: ${e.level}, the weakest of the packages added (${describeCounts(e.counts)}): ${EVIDENCE_MEANING[e.level]}`);
     if (r.dryRun) {
       this.log(`ROCm ${r.version} → ${r.overlay} (dry run: nothing written)`);
       const names: Record<string, string> = {
@@ -241,7 +294,7 @@ export default class Bump extends BaseCommand {
       for (const p of r.packages) {
         const files = p.distfiles.map((d) => d.name).join(' ');
         const what = p.action === 'revbump' ? `${p.atom}-${p.version} (replaces ${p.replaces})` : `${p.atom}-${p.version}${p.newPackage ? ' (new package)' : ''}`;
-        this.log(`  ${p.action.padEnd(7)} ${what}${p.action === 'add' && files ? `  [${files}]` : ''}${p.evidence ? `  evidence: ${p.evidence}` : ''}`);
+        this.log(`  ${p.action.padEnd(7)} ${what}${p.held ? `  at its own version in ${p.held.release}` : ''}${p.action === 'add' && files ? `  [${files}]` : ''}${p.evidence ? `  evidence: ${p.evidence}` : ''}`);
       }
       this.changes(r, true);
       if (r.download) {
@@ -250,25 +303,37 @@ export default class Bump extends BaseCommand {
         if (d.files > 0) this.log(`distfiles: ${d.files} file${d.files === 1 ? '' : 's'}; ${d.present} already in ${d.distdir} (${mib(d.presentBytes)}), ${d.missing.length} to download`);
       }
       this.leftReport(r);
+      this.signingReport(r);
     } else if (r.commits.length === 0) {
       this.log(`${r.overlay} already holds ROCm ${r.version}: nothing to do`);
       this.leftReport(r);
       return;
     } else {
       for (const c of r.commits) this.log(`  ${c.subject}`);
-      this.changes(r, false);
+      // The diffs a dry run shows, with --verbose on a real run too (the commit messages hold the changed lines).
+      this.changes(r, verbosity() === 'verbose');
       this.leftReport(r);
+      this.signingReport(r);
       this.log(
         r.committed
           ? `${r.commits.length} commit${r.commits.length === 1 ? '' : 's'} on ${r.branch} (${r.head?.slice(0, 12)}); review with: git -C ${r.overlay} log --stat`
           : `${r.commits.length} commits' worth of changes left uncommitted in ${r.overlay} (--no-commit)`,
       );
     }
+    this.heldReport(r);
     const gone = r.left.filter((l) => l.action === 'treeclean').length;
     this.log(
       `${count('add')} to add, ${count('revbump')} revision bump${count('revbump') === 1 ? '' : 's'}, ${count('keep')} kept, ${count('drop')} dropped` +
         (r.left.length ? `; ${r.left.length} package${r.left.length === 1 ? '' : 's'} left ROCm ${r.version} (${gone} removed)` : ''),
     );
+  }
+
+  /** Signed or not, with which key and why; what a new overlay's layout.conf says of it; on a dry run, why a real run would refuse. */
+  private signingReport(r: BumpResult): void {
+    const creating = r.scaffold.some((s) => s.what === 'repository' && s.action === 'add');
+    const layout = creating ? `; the new overlay's metadata/layout.conf says sign-commits = ${r.signing.sign}` : '';
+    this.log(`${describeSigning(r.signing)}${layout}`);
+    if (r.signing.problem) this.warn(r.signing.problem);
   }
 
   /** Why a package that left is kept, by what it holds: only older versions, only newer ones (or 9999), or both. */
@@ -277,6 +342,14 @@ export default class Bump extends BaseCommand {
     if (older.length === versions.length) return 'kept (its ebuilds need the older stack: --drop-old without package names removes it)';
     if (older.length === 0) return 'kept (newer than this release)';
     return `kept (it holds newer versions or 9999; --drop-old drops ${older.join(', ')} once a bump leaves their dependencies unmet)`;
+  }
+
+  /** Packages the release holds at their own version: which version, and why (the manifest's reason). */
+  private heldReport(r: BumpResult): void {
+    const held = r.packages.filter((p) => p.held && p.action !== 'drop' && p.action !== 'treeclean');
+    if (held.length === 0) return;
+    this.log(`at their own version in ROCm ${r.version}, built against its libraries (SLOT is the release's):`);
+    for (const p of held) this.log(`  ${p.atom}-${p.version}${p.held!.reason ? `: ${p.held!.reason}` : ''}`);
   }
 
   /** Packages the overlay holds that this release no longer has: what happens to them, and why they left. */
@@ -294,14 +367,19 @@ export default class Bump extends BaseCommand {
     }
   }
 
-  /** Revision bumps, carried and discarded hand edits, removed files: with their diffs on a dry run. */
+  /** Revision bumps, carried and discarded hand edits, added and removed files: with their diffs on a dry run. */
   private changes(r: BumpResult, diffs: boolean): void {
     const show = (diff: string) => {
       if (diffs && diff) this.log(diff.trimEnd().replace(/^/gm, '      '));
     };
     for (const c of r.changes) {
       if (c.revbump) {
-        this.log(`  ${c.atom}-${c.version}: what rocm-ebuild generates for ${c.revbump.replaces} changed; ${c.revbump.replaces} is replaced`);
+        const held = r.packages.some((p) => p.atom === c.atom && p.held);
+        this.log(
+          held
+            ? `  ${c.atom}-${c.version}: ROCm ${r.version}'s revision of ${c.revbump.replaces}, held at its own version and built against ${r.version}'s libraries`
+            : `  ${c.atom}-${c.version}: what rocm-ebuild generates for ${c.revbump.replaces} changed; ${c.revbump.replaces} is replaced`,
+        );
         show(c.revbump.diff);
       }
       if (c.carried) {
@@ -312,7 +390,23 @@ export default class Bump extends BaseCommand {
         this.log(`  ${c.atom}-${d.version}: changes made by hand discarded (--discard-local)`);
         show(d.diff);
       }
+      if (c.addedFiles.length) this.log(`  ${c.atom}-${c.version}: ${r.dryRun ? 'adds' : 'added'} ${c.addedFiles.map((f) => `files/${f}`).join(', ')}: the manifest's ${c.addedFiles.length === 1 ? 'patch' : 'patches'}, which it applies`);
       if (c.removedFiles.length) this.log(`  ${c.atom}: removed ${c.removedFiles.map((f) => `files/${f}`).join(', ')}: no remaining ebuild uses ${c.removedFiles.length === 1 ? 'it' : 'them'}`);
     }
   }
+}
+
+/**
+ * The distfiles a planned bump would download, each with where to get it: the
+ * flat --mirror directories first (name appended), then the upstream URLs of
+ * the ebuilds' SRC_URI. File names and URLs hold no spaces (SRC_URI is
+ * space-separated too), so one line per file splits safely.
+ */
+export function missingDistfiles(r: BumpResult, mirrors: readonly string[]): { name: string; urls: string[] }[] {
+  const missing = new Set(r.download?.missing ?? []);
+  const byName = new Map<string, string[]>();
+  for (const p of r.packages) for (const d of p.distfiles) if (missing.has(d.name) && !byName.has(d.name)) byName.set(d.name, d.urls);
+  return [...byName]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, urls]) => ({ name, urls: [...mirrors.map((m) => `${m.replace(/\/+$/, '')}/${encodeURIComponent(name)}`), ...urls] }));
 }

@@ -10,20 +10,24 @@ import { lintComponent, lintComponents, type ComponentLint } from '../lint/compo
 import { bashSyntaxAll, hasTool, shellcheckAll } from '../lint/external-tools.js';
 import { failing, formatText, KEYWORDS, lintEbuild } from '../lint/index.js';
 import { overlayIndex, overlayPackages, scanOverlay } from '../overlay/scan.js';
+import { existsSync, readdirSync } from 'node:fs';
 import { requirePackageNames } from '../model/package-names.js';
 import { currentYear } from '../render/index.js';
 import { compareVersions, withoutRevision } from '../model/version.js';
+import { releaseOfEbuild } from '../model/held.js';
 import { knownReleases, type ResolvedComponent, type StackModel } from '../model/resolve.js';
 import { checkOverlayPath } from '../overlay/paths.js';
 import { byCodePoint } from '../util/order.js';
 import { createProgress } from '../cli/progress.js';
+import { liveTerminal, notice } from '../util/terminal.js';
 import { checkPackageSets } from '../stack-check/package-set-check.js';
 
 export default class Lint extends BaseCommand {
   static override summary = 'Check ebuilds the way pkgcheck and a Gentoo reviewer would';
   static override description =
     'Without --overlay, renders every package of the release and checks it; with --overlay, checks the ' +
-    'ebuilds the overlay holds, every package and version, as pkgcheck scans a repository: a stack package at a release the ' +
+    'ebuilds the overlay holds, every package and version, as pkgcheck scans a repository (on a ::gentoo checkout, only the packages of the ' +
+    "stack manifest, unless --all-packages): a stack package at a release the " +
     "manifest knows against that release's data, anything else (another package, a hand-made version) as any ebuild. The " +
     "ROCm stack's conventions (EAPI 8, SLOT=\"0/$(ver_cut 1-2)\") apply to the stack's packages only. " +
     'Checks: header and EAPI, variable order, eclass variables before inherit, missing/indirect/unused ' +
@@ -39,6 +43,7 @@ export default class Lint extends BaseCommand {
     { description: 'Check every generated ebuild of ROCm 6.2.2', command: '<%= config.bin %> <%= command.id %> --version 6.2.2' },
     { description: 'Check two packages only, as JSON (pkgcheck JSON fields)', command: '<%= config.bin %> <%= command.id %> sci-libs/rocBLAS dev-util/hip --version 6.2.2 --json' },
     { description: 'Check what an overlay holds', command: '<%= config.bin %> <%= command.id %> --overlay ~/rocm-overlay' },
+    { description: "Check the ROCm stack's packages in a ::gentoo checkout (the rest of the tree is pkgcheck's)", command: '<%= config.bin %> <%= command.id %> --overlay ~/gentoo' },
     { description: 'List the result keywords', command: '<%= config.bin %> <%= command.id %> --keywords' },
   ];
 
@@ -55,6 +60,7 @@ export default class Lint extends BaseCommand {
     manifest: manifestFlag,
     'no-shellcheck': Flags.boolean({ description: 'skip shellcheck even when it is installed' }),
     keywords: Flags.boolean({ description: 'list the result keywords and exit' }),
+    'all-packages': Flags.boolean({ description: "with --overlay on a ::gentoo checkout: check every package of the tree, not only the ROCm stack's" }),
   };
 
   async run(): Promise<unknown> {
@@ -81,23 +87,31 @@ export default class Lint extends BaseCommand {
     }
     const shell = !flags['no-shellcheck'] && hasTool('shellcheck');
     // A line that redraws itself on a terminal; nothing in a pipe or a log, whose reader wants the results only.
-    const progress = createProgress({ quiet: this.jsonEnabled() || !process.stderr.isTTY });
+    const progress = createProgress({ quiet: this.jsonEnabled() || !liveTerminal(process.stderr) });
     const lints: ComponentLint[] = [];
     const linted = new Set<string>(flags.version && !flags.overlay ? [flags.version] : []);
     if (flags.overlay) {
       const dir = path.resolve(flags.overlay);
       if ((await checkOverlayPath(dir, { create: false })) === 'missing') throw new UserError(`no overlay at ${dir}`, ExitCode.invalidInput);
+      const stackAtoms = new Set(manifest.components.map((c) => c.spec.atom));
       // Any package of the overlay, as pkgcheck scans a repository: the stack's against the manifest, others as any ebuild.
-      const inOverlay = overlayPackages(dir);
+      // ::gentoo is a whole distribution (an hour of linting): there only the stack's packages, unless asked.
+      const gentoo = (await readFile(path.join(dir, 'profiles', 'repo_name'), 'utf8').catch(() => '')).trim() === 'gentoo';
+      const stackOnly = gentoo && !flags['all-packages'];
+      // Named packages may be any of the tree's; the whole tree is then listed (directories only), never read.
+      const inOverlay = stackOnly && (argv as string[]).length === 0 ? heldPackages(dir, [...stackAtoms]) : overlayPackages(dir);
+      if (stackOnly && (argv as string[]).length === 0 && !this.jsonEnabled()) {
+        notice(`::gentoo: checking the ${inOverlay.length} packages of the ROCm stack it holds (--all-packages checks every package of the tree)`);
+      }
       const named = requirePackageNames(argv as string[], [...new Set([...inOverlay, ...pool.keys()])], `the overlay ${dir} or the stack`);
       const absent = named.filter((a) => !inOverlay.includes(a));
       if (absent.length) throw new UserError(`the overlay holds no ebuild of ${absent.join(', ')}`, ExitCode.invalidInput);
       const atoms = (named.length ? named : inOverlay).filter((a) => !flags.version || pool.has(a));
       const state = await scanOverlay(dir, atoms);
       // Every ebuild of the overlay with its SLOT, named packages or not: what dependencies on its packages must be met by.
-      const index = overlayIndex(dir, inOverlay);
+      // On ::gentoo, of the stack's packages and those named: reading every ebuild of the tree is what stackOnly avoids.
+      const index = overlayIndex(dir, stackOnly ? [...new Set([...heldPackages(dir, [...stackAtoms]), ...named])] : inOverlay);
       const year = currentYear();
-      const stackAtoms = new Set(manifest.components.map((c) => c.spec.atom));
       const texts: string[] = [];
       const wanted: ComponentLint[] = [];
       const total = atoms.reduce((n, a) => n + (state.packages.get(a)?.versions.length ?? 0), 0);
@@ -111,7 +125,8 @@ export default class Lint extends BaseCommand {
           const file = `${atom}/${atom.split('/')[1]}-${v}.ebuild`;
           const text = await readFile(path.join(dir, file), 'utf8');
           // A stack package at a release the manifest knows: against that release; anything else as pkgcheck would.
-          const release = withoutRevision(v);
+          // A version a release holds the package at belongs to that release (its SLOT says which).
+          const release = c ? releaseOfEbuild(manifest, atom, v, text) : withoutRevision(v);
           progress.step(++n, total, `${atom}-${v}`);
           const other = c && manifest.stack.releases[release] ? await modelOf(release) : undefined;
           // As its release's stack resolves it: targets narrowed by what it needs.
@@ -157,4 +172,19 @@ export default class Lint extends BaseCommand {
     }
     return { results, tools, evidence };
   }
+}
+
+/** Which of these packages the repository holds an ebuild of: a few directory reads, not a walk of the tree. */
+function heldPackages(dir: string, atoms: readonly string[]): string[] {
+  return atoms
+    .filter((atom) => {
+      const pkgDir = path.join(dir, atom);
+      if (!existsSync(pkgDir)) return false;
+      try {
+        return readdirSync(pkgDir).some((f) => f.startsWith(`${atom.split('/')[1]}-`) && f.endsWith('.ebuild'));
+      } catch {
+        return false;
+      }
+    })
+    .sort(byCodePoint);
 }

@@ -1,6 +1,7 @@
 import { Args, Flags } from '#oclif';
 import path from 'node:path';
 import { BaseCommand } from '../cli/base-command.js';
+import { CONFIG_DISPLAY, settingFlagOptions } from '../cli/user-defaults.js';
 import { UserError } from '../cli/errors.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { loadManifestOrFail, manifestFlag } from '../cli/stack.js';
@@ -49,7 +50,7 @@ export default class ManifestCommand extends BaseCommand {
   static override args = { atoms: Args.string({ ignoreStdin: true, description: 'packages (category/PN or PN); default: every package in the overlay' }) };
 
   static override flags = {
-    overlay: Flags.string({ char: 'o', description: 'the overlay', required: true, helpValue: 'DIR' }),
+    overlay: Flags.string({ char: 'o', description: `the overlay (default: overlay in ${CONFIG_DISPLAY})`, required: true, helpValue: 'DIR', ...settingFlagOptions('overlay') }),
     manifest: manifestFlag,
     distdir: Flags.string({ description: "where distfiles are found and downloaded to (default: $DISTDIR, else Portage's DISTDIR (portageq, or make.conf), else ~/.cache/rocm-ebuild/distfiles)", helpValue: 'DIR' }),
     offline: Flags.boolean({ description: 'do not download; use only what the distdir holds' }),

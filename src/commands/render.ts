@@ -49,7 +49,7 @@ export default class Render extends BaseCommand {
     if (!this.jsonEnabled()) {
       process.stdout.write(text);
       // On stderr, so that the ebuild on stdout can be redirected as it is (the schema keeps evidence text printable).
-      process.stderr.write(`evidence for ${c.atom}-${c.version}: ${describeEvidence(c.evidence)}\n`);
+      process.stderr.write(`evidence for ${c.atom}-${c.version}${c.held ? ` (at its own version in ROCm ${c.release})` : ''}: ${describeEvidence(c.evidence)}\n`);
     }
     return { atom: c.atom, version: c.version, file, text, evidence: c.evidence };
   }

@@ -1,6 +1,7 @@
 import { distfileSettings } from '../portage/distfile-settings.js';
 import { Args, Flags } from '#oclif';
 import { BaseCommand } from '../cli/base-command.js';
+import { CONFIG_DISPLAY, settingFlagOptions } from '../cli/user-defaults.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { loadManifestOrFail, manifestFlag, stackFor } from '../cli/stack.js';
 import { DEFAULT_IMAGE, ENGINES, type EngineName } from '../container/command.js';
@@ -11,12 +12,13 @@ import { dryRunText } from '../container/dry-run.js';
 import { DEFAULT_TIMEOUT, DEFAULT_TREE, defaultJobs, exitCodeOf, parseDuration, runTests, type TestRunResult } from '../container/run.js';
 import { isGpuRequest } from '../container/select.js';
 import { UserError } from '../cli/errors.js';
+import { notice } from '../util/terminal.js';
 
 export default class Test extends BaseCommand {
   static override summary = 'Build and test the stack in containers, one per GPU, each given only its GPU';
   static override description = `Starts one container per selected GPU from a Gentoo stage3 image, passes it only that GPU
-(/dev/kfd and the GPU's render node, the host's groups of both, seccomp unconfined when tests run GPU code; never
---privileged), mounts the overlay and the ::gentoo tree read-only, and runs Portage inside: AMDGPU_TARGETS set to
+(/dev/kfd and the GPU's render node, the host's groups of both, CAP_SYS_NICE under the engine's seccomp profile
+when tests run GPU code; never --privileged), mounts the overlay and the ::gentoo tree read-only, and runs Portage inside: AMDGPU_TARGETS set to
 the container's gfx, ~amd64 accepted for the stack, dependencies from the shared binary packages (--pkgdir) or
 built once into them, then each atom under test (default: every package of the release) rebuilt in build order
 with FEATURES=test. Every command's exit status inside the container decides the result; failures are classified
@@ -31,7 +33,7 @@ Ctrl-C (or SIGTERM) stops the running container, writes the partial report and r
 
 --image must be an image reference (default docker.io/gentoo/stage3:amd64-openrc, fully qualified: podman
 resolves no short name by default); it reaches the engine after \`--\`, never as one of its options. --dry-run
-runs nothing, needs neither an engine nor a ::gentoo tree, and prints for each container the files it would get
+runs nothing, needs neither an engine nor a ::gentoo tree (nor a GPU, for a gfx named with --gpu), and prints for each container the files it would get
 (make.conf, package.use, package.accept_keywords, package.env and its env files, bashrc, sandbox.conf, the
 script) as comments above its engine command line.
 
@@ -53,7 +55,7 @@ same report directory), 6 an atom failed or a container could not proceed, 130 i
   };
 
   static override flags = {
-    overlay: Flags.string({ char: 'o', description: 'the overlay holding the release (a Portage repository; it need not be a git repository)', required: true, helpValue: 'DIR' }),
+    overlay: Flags.string({ char: 'o', description: `the overlay holding the release (a Portage repository; it need not be a git repository) (default: overlay in ${CONFIG_DISPLAY})`, required: true, helpValue: 'DIR', ...settingFlagOptions('overlay') }),
     version: Flags.string({ char: 'v', description: 'ROCm release', required: true, helpValue: 'X.Y.Z' }),
     manifest: manifestFlag,
     gpu: Flags.string({
@@ -79,7 +81,7 @@ same report directory), 6 an atom failed or a container could not proceed, 130 i
     keep: Flags.boolean({ description: 'leave each container in place after it ends, for debugging' }),
     'dry-run': Flags.boolean({
       char: 'n',
-      description: 'print the files each container would get (make.conf, package.use, package.env, …, the script) as comments, then its engine command line; run nothing (needs no engine and no ::gentoo tree)',
+      description: 'print the files each container would get (make.conf, package.use, package.env, …, the script) as comments, then its engine command line; run nothing (needs no engine, no ::gentoo tree, and no GPU for a gfx named with --gpu)',
     }),
   };
 
@@ -145,8 +147,8 @@ same report directory), 6 an atom failed or a container could not proceed, 130 i
     // How far the facts behind these ebuilds were checked: a failure may be the data's, not the code's.
     const evidence = releaseEvidence((await model).components);
     result = { ...result, evidence };
-    if (!json) process.stderr.write(`evidence of ROCm ${result.release}: ${evidence.level} (${describeCounts(evidence.counts)}): ${EVIDENCE_MEANING[evidence.level]}\n`);
-    for (const n of result.notes) process.stderr.write(`note: ${n}\n`);
+    if (!json) notice(`evidence of ROCm ${result.release}: ${evidence.level} (${describeCounts(evidence.counts)}): ${EVIDENCE_MEANING[evidence.level]}`);
+    for (const n of result.notes) notice(`note: ${n}`);
     const code = result.dryRun ? ExitCode.ok : exitCodeOf(result);
     if (json) {
       // oclif prints what run() returns; an exit code other than 0 ends run() first.

@@ -27,14 +27,26 @@ export interface RunSpec {
   devices: { host: string; container: string }[];
   /** The host's numeric groups of those nodes, or rootless podman's keep-groups. */
   groups: number[] | 'keep-groups';
-  /** ROCm's runtime needs syscalls the default seccomp profiles refuse; only containers that run GPU code get this. */
-  seccompUnconfined: boolean;
+  /**
+   * Capabilities added for ROCm's runtime: only containers that run GPU code
+   * get any (GPU_CAPABILITIES), and the engine's seccomp profile stays in force.
+   */
+  capabilities: readonly string[];
   mounts: BindMount[];
   labels: Record<string, string>;
   /** --rm: gone when it ends (not with --keep). */
   remove: boolean;
   command: string[];
 }
+
+/**
+ * What a container running GPU code adds to the engine's defaults. ROCr sets
+ * NUMA memory policies (mbind, set_mempolicy, get_mempolicy); the default
+ * seccomp profiles of Docker, Podman and containerd allow those calls only to
+ * a process holding CAP_SYS_NICE. Adding that capability keeps the profile in
+ * force, where `seccomp=unconfined` would switch it off for every syscall.
+ */
+export const GPU_CAPABILITIES = ['SYS_NICE'] as const;
 
 /** Paths a -v option cannot carry. */
 function checkPath(p: string): void {
@@ -62,7 +74,7 @@ export function runCommand(spec: RunSpec): string[] {
   }
   if (spec.groups === 'keep-groups') options.push(['--group-add', 'keep-groups']);
   else for (const g of [...new Set(spec.groups)]) options.push(['--group-add', String(g)]);
-  if (spec.seccompUnconfined) options.push(['--security-opt', 'seccomp=unconfined']);
+  for (const c of spec.capabilities) options.push(['--cap-add', c]);
   for (const m of spec.mounts) {
     checkPath(m.host);
     options.push(['--volume', `${m.host}:${m.container}${m.readOnly ? ':ro' : ''}`]);

@@ -6,6 +6,7 @@ import { readBounded } from '../util/bounded-read.js';
 import { writeFileAtomically } from '../util/atomic-write.js';
 import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
+import { liveTerminal } from '../util/terminal.js';
 import { removeCommand, stopCommand } from './command.js';
 import { capture, ensureImage, type EngineInfo } from './engine.js';
 import { readGtestReports } from './gtest.js';
@@ -14,7 +15,7 @@ import { REPORT_FILES } from './layout.js';
 import { markdownReport, markdownSummary } from './markdown.js';
 import { buildReport, reportFileName, reportProblems, type TestReport } from './report.js';
 import { parsePhases, parseStatus } from './records.js';
-import type { PlannedContainer, PreparedRun, TestOptions, TestRunResult } from './run.js';
+import type { PlannedContainer, PreparedRun, TestOptions, TestRunResult } from './run-types.js';
 import { setupFiles } from './script.js';
 
 /*
@@ -270,7 +271,7 @@ async function runContainer(c: PlannedContainer, options: TestOptions, engine: E
 export async function executeRun(prepared: PreparedRun, options: TestOptions, result: TestRunResult): Promise<void> {
   const { engine, containers } = prepared;
   const reportRoot = result.reportDir;
-  if (engine.name !== 'none') await ensureImage(engine.name, options.image, { env: options.env, note: (t) => options.progress.note(t), tty: Boolean(process.stderr.isTTY) });
+  if (engine.name !== 'none') await ensureImage(engine.name, options.image, { env: options.env, note: (t) => options.progress.note(t), tty: liveTerminal(process.stderr) });
   await mkdir(prepared.distdir, { recursive: true });
   await mkdir(prepared.pkgdir, { recursive: true });
   options.progress.start();

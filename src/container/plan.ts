@@ -25,6 +25,8 @@ export interface PlannedAtom {
 
 export interface TestPlan {
   release: string;
+  /** The release's LLVM slot (LLVM_COMPAT of its ebuilds). */
+  llvmSlot: number;
   tier: TestTier;
   /** The atoms under test, in build order. */
   atoms: PlannedAtom[];
@@ -99,5 +101,5 @@ export function testPlan(model: StackModel, selection: readonly string[] | undef
         needs: graph.order.filter((a) => a !== atom && chosen.has(a) && reachable(atom).has(a)),
       };
     });
-  return { release: model.release.version, tier, atoms, stack: graph.order, graph };
+  return { release: model.release.version, llvmSlot: model.release.llvmSlot, tier, atoms, stack: graph.order, graph };
 }

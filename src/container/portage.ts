@@ -1,3 +1,4 @@
+import { maskedLlvmSlotFlags } from '../model/llvm-masks.js';
 import { REPORT_FILES, type JobPaths } from './layout.js';
 import type { PlannedAtom, TestPlan } from './plan.js';
 
@@ -54,7 +55,9 @@ function bashPath(p: string): string {
  * directory. conf/<kind> becomes /etc/portage/<kind>/rocm-ebuild, or is
  * appended when the image has <kind> as a file; env/ is copied into
  * /etc/portage/env; make.conf and bashrc are appended to theirs;
- * sandbox.conf becomes /etc/sandbox.d/90rocm-ebuild. conf/package.env
+ * sandbox.conf becomes /etc/sandbox.d/90rocm-ebuild; profile/use.mask (the
+ * LLVM slot ::gentoo masks, when the release needs one) is appended to
+ * /etc/portage/profile/use.mask. conf/package.env
  * (FEATURES=test for the atoms under test) is installed only after the
  * dependencies are built, so no dependency runs its tests.
  */
@@ -80,6 +83,9 @@ export function portageFiles(job: ContainerJob): Record<string, string> {
   // USE_EXPAND in package.use: "-*" drops the eclass's default-on targets, which make.conf alone would keep.
   files['conf/package.use'] = job.gfx ? `${h}*/* AMDGPU_TARGETS: -* ${job.gfx}\n` : h;
   files['conf/package.accept_keywords'] = `${h}${job.plan.stack.map((a) => `${a} ~amd64`).join('\n')}\n`;
+  // An LLVM slot ::gentoo's profiles still mask (llvm_slot_23 for ROCm 10): every ebuild of the release needs it unmasked.
+  const unmask = maskedLlvmSlotFlags([job.plan.llvmSlot]);
+  if (unmask.length) files['profile/use.mask'] = `${h}# ::gentoo masks ${unmask.join(', ')} in profiles/base/use.mask; ROCm ${job.plan.release} is built with that LLVM.\n${unmask.map((f) => `-${f}`).join('\n')}\n`;
   const tested = job.plan.atoms.filter((a) => a.runTests);
   files['conf/package.env'] = `${h}${tested.map((a) => `${a.atom} ${envFileName(a.atom)}`).join('\n')}${tested.length ? '\n' : ''}`;
   for (const a of tested) {
@@ -108,6 +114,7 @@ export function setupFileDestination(name: string): string {
   if (name === 'make.conf') return 'appended to /etc/portage/make.conf';
   if (name === 'bashrc') return 'appended to /etc/portage/bashrc';
   if (name === 'sandbox.conf') return '/etc/sandbox.d/90rocm-ebuild';
+  if (name.startsWith('profile/')) return `appended to /etc/portage/${name}`;
   if (name === 'conf/package.env') return '/etc/portage/package.env/rocm-ebuild, once the dependencies are built';
   if (name.startsWith('conf/')) return `/etc/portage/${name.slice(5)}/rocm-ebuild`;
   if (name.startsWith('env/')) return `/etc/portage/${name}`;

@@ -1,4 +1,5 @@
 import { createProgress, type Progress } from '../util/progress.js';
+import { liveTerminal, verbosity } from '../util/terminal.js';
 import { duration } from './markdown.js';
 
 /**
@@ -15,7 +16,7 @@ export class TestProgress {
 
   constructor(options: { quiet: boolean; stream?: NodeJS.WriteStream; tty?: boolean }) {
     const stream = options.stream ?? process.stderr;
-    this.tty = !options.quiet && (options.tty ?? Boolean(stream.isTTY));
+    this.tty = !options.quiet && verbosity() !== 'quiet' && (options.tty ?? liveTerminal(stream));
     this.progress = createProgress({ stream, quiet: options.quiet, tty: this.tty });
   }
 

@@ -1,4 +1,3 @@
-import type { ReleaseEvidence } from '../model/evidence.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -6,105 +5,28 @@ import os from 'node:os';
 import path from 'node:path';
 import { cacheHome, resolveDistdir } from '../distfiles/locations.js';
 import { checkedDeviceTable, deviceTablePath } from '../gpu/devices.js';
-import { readTopology, rootsFromEnv, usable, type Gpu, type Topology } from '../gpu/topology.js';
-import type { StackModel } from '../model/resolve.js';
+import { readTopology, rootsFromEnv, usable, type Gpu } from '../gpu/topology.js';
 import { scanOverlay } from '../overlay/scan.js';
 import { UserError } from '../util/errors.js';
 import { IMAGE_REFERENCE_FORMAT, isImageReference } from '../util/names.js';
 import { printable } from '../util/printable.js';
 import { ExitCode } from '../util/exit-codes.js';
-import { runCommand, type EngineName, type RunSpec } from './command.js';
+import { GPU_CAPABILITIES, runCommand, type EngineName, type RunSpec } from './command.js';
 import { shellLine } from '../util/argv.js';
 import { detectEngine, engineInfo, noEngineError, type EngineInfo } from './engine.js';
 import { containerPaths, IN_CONTAINER } from './layout.js';
-import { resolveAtoms, testPlan, type TestPlan, type TestTier } from './plan.js';
+import { resolveAtoms, testPlan, type TestPlan } from './plan.js';
 import type { ContainerJob } from './portage.js';
 import { setupFiles } from './script.js';
-import type { TestReport } from './report.js';
 import { selectGpus } from './select.js';
-import type { TestProgress } from './progress.js';
 
 export const DEFAULT_TREE = '/var/db/repos/gentoo';
 /** Seconds each atom under test may take by default: a full rocBLAS build and test fits. */
 export const DEFAULT_TIMEOUT = 6 * 3600;
 
-export interface TestOptions {
-  /** The release's model, or its load still under way: the checks that need no manifest start meanwhile. */
-  model: StackModel | Promise<StackModel>;
-  /** Atoms as given (category/PN or PN); empty: the whole release. */
-  atoms: string[];
-  /** Atoms built without running their tests (a CI matrix tests them in shard jobs). */
-  skipTests?: string[];
-  /** Run this share of each gtest suite: GTEST_SHARD_INDEX = index - 1, GTEST_TOTAL_SHARDS = total. */
-  shard?: { index: number; total: number };
-  overlay: string;
-  /** auto, all, indexes, gfx names; or none: one build without a GPU. */
-  gpus: string[];
-  /** none: run in place, inside a container a CI engine started. */
-  engine?: EngineName | 'none';
-  image: string;
-  tree: string;
-  distdir?: string;
-  pkgdir?: string;
-  tests: TestTier;
-  jobs: number;
-  timeoutSeconds: number;
-  reportDir: string;
-  keep: boolean;
-  dryRun: boolean;
-  toolVersion: string;
-  env: NodeJS.ProcessEnv;
-  progress: TestProgress;
-  /** Aborted on Ctrl-C / SIGTERM: the running container is stopped and the partial report written. */
-  signal: AbortSignal;
-}
+import type { PlannedContainer, PreparedRun, TestOptions, TestRunResult } from './run-types.js';
 
-export interface PlannedContainer {
-  label: string;
-  gpu: Gpu | null;
-  name: string;
-  reportDir: string;
-  job: ContainerJob;
-  /** Absent when running in place. */
-  run?: RunSpec;
-  argv: string[];
-}
-
-/** Everything prepareRun decided. */
-export interface PreparedRun {
-  plan: TestPlan;
-  topology: Topology;
-  engine: EngineInfo;
-  containers: PlannedContainer[];
-  notes: string[];
-  pkgdir: string;
-  distdir: string;
-}
-
-export interface TestRunResult {
-  release: string;
-  tests: TestTier;
-  dryRun: boolean;
-  engine: EngineInfo;
-  reportDir: string;
-  /** The engine command lines (what --dry-run prints). */
-  commands: string[];
-  containers: {
-    label: string;
-    name: string;
-    gfx: string | null;
-    gpu: number | null;
-    reportDir: string;
-    /** --dry-run: the files the container would get in its setup directory, by name. */
-    setup?: Record<string, string>;
-  }[];
-  reports: TestReport[];
-  /** Stopped by a signal (some GPUs may not have been tested). */
-  interrupted: boolean;
-  notes: string[];
-  /** The release's evidence (how far its facts were checked), added by the command. */
-  evidence?: ReleaseEvidence;
-}
+export type { PlannedContainer, PreparedRun, TestOptions, TestRunResult };
 
 /** The seconds of --timeout: a number of seconds, or with s, m, h; 0 for none. */
 export function parseDuration(text: string): number {
@@ -195,7 +117,7 @@ export async function prepareRun(options: TestOptions): Promise<PreparedRun> {
   if (noGpu && options.gpus.length > 1) throw new UserError('--gpu none cannot be combined with other --gpu values', ExitCode.invalidInput);
   const devices = await checkedDeviceTable(deviceTablePath(model.manifest.targetsFile)).catch(() => undefined);
   const topology = await readTopology(roots, devices);
-  const { selected, notes } = noGpu ? { selected: [], notes: [] as string[] } : selectGpus(topology, options.gpus, model.release.policy, model.release.version);
+  const { selected, notes } = noGpu ? { selected: [], notes: [] as string[] } : selectGpus(topology, options.gpus, model.release.policy, model.release.version, { dryRun: options.dryRun });
   notes.push(...treeNotes);
 
   let engine: EngineInfo;
@@ -222,8 +144,8 @@ export async function prepareRun(options: TestOptions): Promise<PreparedRun> {
   const runId = randomBytes(3).toString('hex');
   const shardEnv: Record<string, string> = options.shard ? { GTEST_SHARD_INDEX: String(options.shard.index - 1), GTEST_TOTAL_SHARDS: String(options.shard.total) } : {};
   const usableGpus = topology.gpus.filter((g) => usable(topology, g));
-  const targets: { gpu: Gpu | null; label: string }[] = noGpu ? [{ gpu: null, label: NO_GPU_LABEL }] : selected;
-  const containers = targets.map(({ gpu, label }) => {
+  const targets: { gpu: Gpu | null; label: string; standIn?: boolean }[] = noGpu ? [{ gpu: null, label: NO_GPU_LABEL }] : selected;
+  const containers = targets.map(({ gpu, label, standIn }) => {
     const render = gpu?.render ?? null;
     const gids = gpu ? [...new Set([topology.kfd.gid, render!.gid].filter((g): g is number => g !== null))] : [];
     const reportDir = path.join(reportRoot, label);
@@ -235,7 +157,7 @@ export async function prepareRun(options: TestOptions): Promise<PreparedRun> {
       gfx: gpu?.gfx ?? null,
       paths,
       // In place the job's container may see every GPU of its machine: the runtime is told which one is ours.
-      testEnv: { ...(inPlace && gpu ? { ROCR_VISIBLE_DEVICES: String(usableGpus.indexOf(gpu)) } : {}), ...shardEnv },
+      testEnv: { ...(inPlace && gpu ? { ROCR_VISIBLE_DEVICES: String(standIn ? 0 : usableGpus.indexOf(gpu)) } : {}), ...shardEnv },
       repoName,
       jobs: options.jobs,
       timeoutSeconds: options.timeoutSeconds,
@@ -244,7 +166,8 @@ export async function prepareRun(options: TestOptions): Promise<PreparedRun> {
       userpriv: !engine.rootless,
     };
     const name = inPlace ? `in-place-${label}` : `rocm-ebuild-${model.release.version.replace(/\./g, '')}-${label}-${runId}`;
-    if (inPlace) return { label, gpu, name, reportDir, job, argv: ['/bin/sh', path.join(paths.setup, 'run.sh')] };
+    const shown = standIn ? { standIn } : {};
+    if (inPlace) return { label, gpu, name, reportDir, job, argv: ['/bin/sh', path.join(paths.setup, 'run.sh')], ...shown };
     const run: RunSpec = {
       engine: engine.name as EngineName,
       name,
@@ -256,7 +179,7 @@ export async function prepareRun(options: TestOptions): Promise<PreparedRun> {
           ]
         : [],
       groups: !gpu ? [] : engine.rootless ? 'keep-groups' : gids,
-      seccompUnconfined: Boolean(gpu) && job.plan.atoms.some((a) => a.runTests && a.gpuTests),
+      capabilities: gpu && job.plan.atoms.some((a) => a.runTests && a.gpuTests) ? GPU_CAPABILITIES : [],
       mounts: [
         { host: overlay, container: IN_CONTAINER.overlay(repoName), readOnly: true },
         { host: tree, container: IN_CONTAINER.tree, readOnly: true },
@@ -275,7 +198,7 @@ export async function prepareRun(options: TestOptions): Promise<PreparedRun> {
     } catch (err) {
       throw new UserError((err as Error).message, ExitCode.invalidInput);
     }
-    return { label, gpu, name, reportDir, job, run, argv };
+    return { label, gpu, name, reportDir, job, run, argv, ...shown };
   });
   return { plan, topology, engine, containers, notes, pkgdir, distdir };
 }
@@ -316,7 +239,8 @@ export async function runTests(options: TestOptions): Promise<TestRunResult> {
       label: c.label,
       name: c.name,
       gfx: c.job.gfx,
-      gpu: c.gpu?.index ?? null,
+      // A stand-in is no GPU of this host: it has no index to name.
+      gpu: c.standIn ? null : (c.gpu?.index ?? null),
       reportDir: c.reportDir,
       ...(options.dryRun ? { setup: setupFiles(c.job) } : {}),
     })),

@@ -1,6 +1,7 @@
 import { REPORT_FILES } from './layout.js';
 import { emergeAtom, portageFiles, type ContainerJob } from './portage.js';
 import { shellWord } from '../util/argv.js';
+import { maskedLlvmSlotFlags } from '../model/llvm-masks.js';
 
 /** Exit statuses of the script (the host reads the status file; these are a summary). */
 export const SCRIPT_EXIT = { passed: 0, failed: 1, setup: 2, gpuAccess: 3, interrupted: 130 } as const;
@@ -14,28 +15,55 @@ export const SCRIPT_EXIT = { passed: 0, failed: 1, setup: 2, gpuAccess: 3, inter
  * failed. Every command's exit status goes to the status file: the host takes
  * results from there, never from the console. A signal, or rocm-ebuild going
  * away (stdin closes, even after kill -9), stops the running emerge and ends
- * the script.
+ * the script. Written as its parts, in the order they run.
  */
 export function containerScript(job: ContainerJob): string {
-  const log = shellWord(job.paths.log);
-  const setup = shellWord(job.paths.setup);
-  const tested = job.plan.atoms.map((a) => a.atom);
-  const args = job.plan.atoms.map((a) => shellWord(emergeAtom(a, job.repoName)));
-  const common = '--oneshot --usepkg --binpkg-respect-use=y --with-bdeps=y --quiet-build=y --color=n --nospinner';
-  const exclude = shellWord(tested.join(' '));
-  const lines = [
+  return [
+    ...preamble(job),
+    ...processControl(),
+    ...stepRecords(),
+    ...setupFunctions(job),
+    ...setupSteps(job),
+    ...dependencySteps(job),
+    ...atomSteps(job),
+  ].join('\n');
+}
+
+const COMMON = '--oneshot --usepkg --binpkg-respect-use=y --with-bdeps=y --quiet-build=y --color=n --nospinner';
+
+/** The emerge arguments of the atoms under test, and the --usepkg-exclude list that keeps them from binary packages. */
+function emergeArgs(job: ContainerJob): { args: string[]; exclude: string } {
+  return {
+    args: job.plan.atoms.map((a) => shellWord(emergeAtom(a, job.repoName))),
+    exclude: shellWord(job.plan.atoms.map((a) => a.atom).join(' ')),
+  };
+}
+
+/** What the script is, and the paths and limits it works with. */
+function preamble(job: ContainerJob): string[] {
+  return [
     '#!/bin/sh',
     `# Written by rocm-ebuild test: ROCm ${job.plan.release} ${job.gfx ? `on ${job.gfx}` : 'without a GPU'}, ${job.plan.tier} tests.`,
     '# Runs inside the container as root; results go to the status file.',
     'set -u',
-    `LOG=${log}`,
-    `SETUP=${setup}`,
+    `LOG=${shellWord(job.paths.log)}`,
+    `SETUP=${shellWord(job.paths.setup)}`,
     `STATUS="$LOG/${REPORT_FILES.status}"`,
     `TIMEOUT=${job.timeoutSeconds}`,
     "child=''",
     "interrupted=''",
     "failed=''",
     '',
+  ];
+}
+
+/**
+ * Events and records for the host, and the running of commands: each in the
+ * background so a signal is handled at once, stopped when rocm-ebuild goes
+ * away, killed after the timeout.
+ */
+function processControl(): string[] {
+  return [
     "event() { printf '@@rocm-ebuild %s\\n' \"$*\"; }",
     '# record STEP ATOM STATUS SECONDS NOTE',
     "record() { printf '%s|%s|%s|%s|%s\\n' \"$1\" \"$2\" \"$3\" \"$4\" \"$5\" >>\"$STATUS\"; }",
@@ -84,12 +112,24 @@ export function containerScript(job: ContainerJob): string {
     '\texit "$1"',
     '}',
     '',
+  ];
+}
+
+/** Steps and their records: the phases file is split by the marks, as the console is by the events. */
+function stepRecords(): string[] {
+  return [
     '# mark SEGMENT: the phases file is split by these, as the console is by the events.',
     `mark() { printf '%s - %s\\n' "$(date +%s)" "$1" >>"$LOG/${REPORT_FILES.phases}"; }`,
     'step_start() { event step "$1"; mark "step:$1"; s0=$(date +%s); }',
     'step_end() { record "$1" "" "$rc" $(($(date +%s) - s0)) "${2:-}"; }',
     'check_interrupted() { if [ -n "$interrupted" ]; then finish ' + SCRIPT_EXIT.interrupted + '; fi; }',
     '',
+  ];
+}
+
+/** Installing a Portage file, giving user portage a group, checking a device node. */
+function setupFunctions(job: ContainerJob): string[] {
+  return [
     '# put KIND: our conf/KIND as /etc/portage/KIND/rocm-ebuild, or appended where the image has KIND as a file.',
     'put() {',
     '\tif [ -f "/etc/portage/$1" ]; then',
@@ -124,6 +164,13 @@ export function containerScript(job: ContainerJob): string {
     '\tdone',
     '}',
     '',
+  ];
+}
+
+/** The report directory, the Portage configuration and the GPU check: nothing is built before these pass. */
+function setupSteps(job: ContainerJob): string[] {
+  const unmask = maskedLlvmSlotFlags([job.plan.llvmSlot]).length > 0;
+  return [
     'mkdir -p "$LOG/' + REPORT_FILES.build + '" "$LOG/' + REPORT_FILES.gtest + '"',
     'chmod 1777 "$LOG/' + REPORT_FILES.build + '" "$LOG/' + REPORT_FILES.gtest + '"',
     `: >"$LOG/${REPORT_FILES.phases}"`,
@@ -133,6 +180,9 @@ export function containerScript(job: ContainerJob): string {
     'step_start setup',
     `for gid in ${job.gids.join(' ')}; do setup_group "$gid" || { rc=$?; step_end setup 'cannot edit /etc/group'; finish ${SCRIPT_EXIT.setup}; }; done`,
     'for kind in repos.conf package.use package.accept_keywords; do put "$kind" || { rc=$?; step_end setup "cannot write /etc/portage/$kind"; finish ' + SCRIPT_EXIT.setup + '; }; done',
+    ...(unmask
+      ? [`{ mkdir -p /etc/portage/profile && cat "$SETUP/profile/use.mask" >>/etc/portage/profile/use.mask; } || { rc=$?; step_end setup 'cannot write /etc/portage/profile/use.mask'; finish ${SCRIPT_EXIT.setup}; }`]
+      : []),
     'mkdir -p /etc/portage/env /etc/sandbox.d && cp -R "$SETUP/env/." /etc/portage/env/',
     'if [ -d /etc/portage/make.conf ]; then cp "$SETUP/make.conf" /etc/portage/make.conf/zz-rocm-ebuild; else cat "$SETUP/make.conf" >>/etc/portage/make.conf; fi',
     'cat "$SETUP/bashrc" >>/etc/portage/bashrc',
@@ -146,18 +196,31 @@ export function containerScript(job: ContainerJob): string {
     'step_end gpu',
     `if [ "$rc" -ne 0 ]; then finish ${SCRIPT_EXIT.gpuAccess}; fi`,
     '',
+  ];
+}
+
+/** Resolving everything, then building the dependencies (from binary packages where they match), with no tests. */
+function dependencySteps(job: ContainerJob): string[] {
+  const { args, exclude } = emergeArgs(job);
+  return [
     'step_start resolve',
-    `run emerge --pretend --verbose ${common} --usepkg-exclude ${exclude} ${args.join(' ')}`,
+    `run emerge --pretend --verbose ${COMMON} --usepkg-exclude ${exclude} ${args.join(' ')}`,
     'step_end resolve',
     'check_interrupted',
     `if [ "$rc" -ne 0 ]; then finish ${SCRIPT_EXIT.failed}; fi`,
     '',
     'step_start deps',
-    `run emerge ${common} --onlydeps --usepkg-exclude ${exclude} ${args.join(' ')}`,
+    `run emerge ${COMMON} --onlydeps --usepkg-exclude ${exclude} ${args.join(' ')}`,
     'step_end deps',
     'check_interrupted',
     `if [ "$rc" -ne 0 ]; then finish ${SCRIPT_EXIT.failed}; fi`,
     '',
+  ];
+}
+
+/** Each atom under test in build order with FEATURES=test, unless one it needs failed; then the script's verdict. */
+function atomSteps(job: ContainerJob): string[] {
+  const lines = [
     '# Only now FEATURES=test for the atoms under test: no dependency ran its tests above.',
     'put package.env',
     '',
@@ -178,7 +241,7 @@ export function containerScript(job: ContainerJob): string {
     '\tevent atom "$a"',
     '\tmark "atom:$a"',
     '\ta0=$(date +%s)',
-    `\ttimed emerge ${common} --usepkg-exclude "$a" "$spec"`,
+    `\ttimed emerge ${COMMON} --usepkg-exclude "$a" "$spec"`,
     '\tif [ "$rc" -ne 0 ]; then failed="$failed $a"; fi',
     '\trecord atom "$a" "$rc" $(($(date +%s) - a0)) "${timedout:+timeout}"',
     '\tcheck_interrupted',
@@ -188,13 +251,8 @@ export function containerScript(job: ContainerJob): string {
   for (const a of job.plan.atoms) {
     lines.push(['atom', a.atom, shellWord(emergeAtom(a, job.repoName)), ...a.needs].join(' '));
   }
-  lines.push(
-    '',
-    `if [ -n "$failed" ]; then finish ${SCRIPT_EXIT.failed}; fi`,
-    `finish ${SCRIPT_EXIT.passed}`,
-    '',
-  );
-  return lines.join('\n');
+  lines.push('', `if [ -n "$failed" ]; then finish ${SCRIPT_EXIT.failed}; fi`, `finish ${SCRIPT_EXIT.passed}`, '');
+  return lines;
 }
 
 /** Everything a container gets in its setup directory: the Portage configuration and this script. */

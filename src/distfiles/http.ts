@@ -297,6 +297,12 @@ export async function get(
     if (next.protocol !== 'https:' && next.protocol !== 'http:') {
       throw new RedirectError(`redirect to unsupported ${next.protocol} URL ${next.href}`);
     }
+    // What was asked for over https is never fetched in clear text: a downgrade
+    // lets anyone on the path choose the bytes, and a distfile no Manifest lists
+    // yet (a patch fetched by URL, a new release's archive) gets its digests from them.
+    if (target.protocol === 'https:' && next.protocol === 'http:') {
+      throw new RedirectError(`redirect from https to ${next.href} refused: an https download never continues over http`);
+    }
     current = next.href;
   }
 }

@@ -1,4 +1,5 @@
 import { useColor } from '../util/progress.js';
+import { liveTerminal, verbosity } from '../util/terminal.js';
 import { hostOf } from './host-health.js';
 import type { DistfileAttempt, DistfileFailureCause, DistfileProgress, DistfileResult } from './types.js';
 import { formatBytes, formatDuration, formatRate, RateMeter } from './units.js';
@@ -7,7 +8,7 @@ export interface DistfileProgressOptions {
   stream?: NodeJS.WriteStream;
   /** Nothing at all (with --json, where stdout carries the results). */
   quiet?: boolean;
-  /** Force the live display on or off; defaults to the stream's isTTY. */
+  /** Force the live display on or off; defaults to a terminal that is not TERM=dumb. */
   tty?: boolean;
   /** Defaults to useColor(stream): off for NO_COLOR and for non-TTYs. */
   color?: boolean;
@@ -190,9 +191,9 @@ function label(r: DistfileResult): { text: string; code: number } {
  * (CI, pipes): one plain line per event and a total line every `intervalMs`.
  */
 export function createProgress(options: DistfileProgressOptions = {}): DistfileProgress {
-  if (options.quiet) return silentProgress;
+  if (options.quiet || verbosity() === 'quiet') return silentProgress;
   const stream = options.stream ?? process.stderr;
-  const tty = options.tty ?? Boolean(stream.isTTY);
+  const tty = options.tty ?? liveTerminal(stream);
   const color = options.color ?? useColor(stream);
   const now = options.now ?? Date.now;
   return tty ? liveProgress(stream, color, now, options.intervalMs ?? 100) : lineProgress(stream, color, now, options.intervalMs ?? 10_000);

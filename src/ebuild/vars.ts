@@ -1,4 +1,4 @@
-import { parseBash } from '../lint/bash-parser.js';
+import { parseBash } from './bash-parser.js';
 
 /** One top-level assignment as written: `NAME=value` or `NAME+=value`. */
 export interface RawAssignment {

@@ -1,12 +1,19 @@
 import type { TargetPolicy, TargetTable } from './table.js';
-import { compareTriples, parseRocmVersion, parseTriple } from './version.js';
+import { compareTriples, parseRocmVersion, parseTriple, type Triple } from './version.js';
 
 /** How a ROCM_VERSION maps to a policy; mirrors `_rocm_select_policy` in rocm.eclass. */
 export interface PolicyMatch {
+  /**
+   * The targets the eclass offers: the one series of an X.Y.Z version, or for
+   * X.Y and 9999 the union of `line` with the defaults of its last series
+   * (`series` then names them all, space-separated, as _ROCM_POLICY does).
+   */
   policy: TargetPolicy;
+  /** The series combined, oldest first (one for X.Y.Z). */
+  line: TargetPolicy[];
   /** ROCM_VERSION as given. */
   version: string;
-  /** X.Y.Z the eclass compares (undefined for 9999). */
+  /** X.Y.Z the eclass compares (for 9999, that of the live series's first release). */
   normalized?: string;
   /** ROCM_VERSION=9999: the table's live policy. */
   live: boolean;
@@ -30,48 +37,86 @@ export class PolicyError extends Error {
 }
 
 /**
- * The target policy rocm.eclass applies for ROCM_VERSION=`version`: the series
- * whose [from, until) holds it; for 9999 the live series; otherwise the newest
- * series that starts before it (a release newer than the table, a release
- * between series, a new major version) or, before every series, the oldest
- * (both flagged `approximate`: the eclass prints a QA notice). A new ROCm
- * major is a row in the table, never a reason for a user's emerge to die:
- * only a malformed version throws (PolicyError), where the eclass dies.
+ * The series of a release line, merged: every target any of them offers, in
+ * table order, enabled by default as the last one enables it. One series is
+ * returned as it is.
+ */
+function mergeLine(table: TargetTable, line: TargetPolicy[]): TargetPolicy {
+  if (line.length === 1) return line[0]!;
+  const last = line.at(-1)!;
+  const offered = new Set(line.flatMap((p) => [...p.defaultOn, ...p.optional]));
+  const names = table.targets.map((t) => t.name).filter((t) => offered.has(t));
+  return {
+    series: line.map((p) => p.series).join(' '),
+    from: line[0]!.from,
+    until: last.until,
+    defaultOn: names.filter((t) => last.defaultOn.includes(t)),
+    optional: names.filter((t) => !last.defaultOn.includes(t)),
+  };
+}
+
+/**
+ * The target policy rocm.eclass applies for ROCM_VERSION=`version`.
+ *
+ * X.Y.Z: the series whose [from, until) holds it. X.Y: the series of X.Y.0
+ * and every series continuing it without a gap (a release line: 6.1 to 6.4.3+),
+ * its targets all of theirs and its defaults the last one's, as ::gentoo's
+ * eclass reads "6.1" as every 6.x release. 9999: X.Y of the live series's first
+ * release. A version no series holds takes the newest series that starts
+ * before it (a release newer than the table, a release between series, a new
+ * major version) or, before every series, the oldest; both are flagged
+ * `approximate` (the eclass prints a QA notice) and an X.Y version still takes
+ * the rest of that series's line. A new ROCm major is a row in the table,
+ * never a reason for a user's emerge to die: only a malformed version throws
+ * (PolicyError), where the eclass dies.
  */
 export function policyFor(table: TargetTable, version: string): PolicyMatch {
   const parsed = parseRocmVersion(version);
   if (!parsed) {
     throw new PolicyError(`ROCM_VERSION=${version} is not a ROCm version; use X.Y, X.Y.Z or 9999`, 'invalid-version');
   }
+  let wanted: Triple;
+  let wholeLine: boolean;
   if (parsed.kind === 'live') {
-    const policy = table.policies.find((p) => p.series === table.live);
-    if (!policy) throw new PolicyError(`the live series ${table.live} is not in the table`, 'gap');
-    return { policy, version, live: true };
+    const live = table.policies.find((p) => p.series === table.live);
+    if (!live) throw new PolicyError(`the live series ${table.live} is not in the table`, 'gap');
+    const from = parseTriple(live.from)!;
+    wanted = [from[0], from[1], 0];
+    wholeLine = true;
+  } else {
+    wanted = parsed.triple;
+    wholeLine = !parsed.patchGiven;
   }
-  const wanted = parsed.triple;
-  const base = { version, normalized: parsed.normalized, live: false };
-  for (const policy of table.policies) {
-    if (compareTriples(wanted, parseTriple(policy.from)!) >= 0 && compareTriples(wanted, parseTriple(policy.until)!) < 0) {
-      return { policy, ...base };
-    }
-  }
+
+  let start: TargetPolicy;
+  let approximate: 'newer' | 'older' | undefined;
+  const holder = table.policies.find((p) => compareTriples(wanted, parseTriple(p.from)!) >= 0 && compareTriples(wanted, parseTriple(p.until)!) < 0);
   // The table is ordered and without overlap (table.ts): the last series starting before the version is the nearest older one.
   const before = table.policies.filter((p) => compareTriples(wanted, parseTriple(p.from)!) >= 0).at(-1);
-  if (before) {
-    return {
-      policy: before,
-      ...base,
-      approximate: 'newer',
-      notice: `ROCM_VERSION=${version} is newer than the AMDGPU target table of rocm.eclass; using the targets of ROCm ${before.series}.`,
-    };
+  if (holder) start = holder;
+  else if (before) [start, approximate] = [before, 'newer'];
+  else [start, approximate] = [table.policies[0]!, 'older'];
+
+  const line = [start];
+  if (wholeLine) {
+    for (const p of table.policies.slice(table.policies.indexOf(start) + 1)) {
+      if (compareTriples(parseTriple(p.from)!, parseTriple(line.at(-1)!.until)!) !== 0) break;
+      line.push(p);
+    }
   }
-  const oldest = table.policies[0]!;
-  return {
-    policy: oldest,
-    ...base,
-    approximate: 'older',
-    notice: `ROCM_VERSION=${version} is older than the AMDGPU target table of rocm.eclass; using the targets of ROCm ${oldest.series}.`,
+  const match: PolicyMatch = {
+    policy: mergeLine(table, line),
+    line,
+    version,
+    normalized: wanted.join('.'),
+    live: parsed.kind === 'live',
   };
+  if (approximate) {
+    const rest = line.length > 1 ? ' and the releases after it' : '';
+    match.approximate = approximate;
+    match.notice = `ROCM_VERSION=${version} is ${approximate} than the AMDGPU target table of rocm.eclass; using the targets of ROCm ${start.series}${rest}.`;
+  }
+  return match;
 }
 
 /** What `_rocm_set_globals` derives from a policy. */

@@ -13,7 +13,14 @@ export type Triple = readonly [number, number, number];
 
 export type RocmVersion =
   | { kind: 'live'; text: string }
-  | { kind: 'release'; text: string; triple: Triple; normalized: string };
+  | {
+      kind: 'release';
+      text: string;
+      triple: Triple;
+      normalized: string;
+      /** X.Y.Z rather than X.Y: one release, not a release line. */
+      patchGiven: boolean;
+    };
 
 /** Parse ROCM_VERSION; undefined when the eclass would reject it. */
 export function parseRocmVersion(text: string): RocmVersion | undefined {
@@ -21,7 +28,7 @@ export function parseRocmVersion(text: string): RocmVersion | undefined {
   const m = ROCM_VERSION_RE.exec(text);
   if (!m) return undefined;
   const triple: Triple = [Number(m[1]), Number(m[2]), Number(m[4] ?? '0')];
-  return { kind: 'release', text, triple, normalized: triple.join('.') };
+  return { kind: 'release', text, triple, normalized: triple.join('.'), patchGiven: m[4] !== undefined };
 }
 
 /** Parse a plain X.Y.Z (or X.Y) release version of the target table. */

@@ -4,7 +4,8 @@ import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
 import type { OverlayRepo } from './repo.js';
 import { gitEnvironment } from './run.js';
-import { clearJournal, settleWorktree, writeJournal } from './worktree.js';
+import { signedCommit } from './signing.js';
+import { clearJournal, IndexUpdate, settleWorktree, writeJournal } from './worktree.js';
 
 export interface FileChange {
   /** Path relative to the repository root, with forward slashes. */
@@ -90,7 +91,7 @@ export class CommitBuilder {
     parent: string | undefined,
     commits: CommitSpec[],
     signatures: Signatures,
-    options: { onCommit?: (done: number, total: number) => void; record?: RecordSpec } = {},
+    options: { onCommit?: (done: number, total: number) => void; record?: RecordSpec; sign?: boolean } = {},
   ): Promise<string> {
     this.started = true;
     const record = options.record && options.record.files.length > 0 ? options.record : undefined;
@@ -171,7 +172,28 @@ export class CommitBuilder {
     if (!tip || (record && !tips[1])) throw new Error(`git fast-import did not report the commits it made: ${stderr.trim()}`);
     this.recordTip = record ? tips[1] : undefined;
     await this.refuseEmptyCommits(parent, tip);
-    return tip;
+    return options.sign ? this.signAll(parent, tip, commits, signatures, record) : tip;
+  }
+
+  /**
+   * fast-import cannot sign: the same commits again, each on the signed one
+   * before it, signed by `git commit-tree -S` (signing.ts), with the trees
+   * fast-import built and the same messages, authors and dates. The
+   * unsigned ones stay unreferenced, for git's gc. Returns the signed tip.
+   */
+  private async signAll(parent: string | undefined, tip: string, commits: CommitSpec[], signatures: Signatures, record: RecordSpec | undefined): Promise<string> {
+    const range = parent ? [tip, '--not', parent] : [tip];
+    const trees = (await this.repo.raw(['log', '--reverse', '--format=%T', ...range])).trim().split('\n');
+    if (trees.length !== commits.length) throw new Error(`fast-import made ${trees.length} commits for ${commits.length}`);
+    let signed = parent;
+    for (const [i, c] of commits.entries()) {
+      signed = await signedCommit(this.repo, { tree: trees[i]!, parent: signed, message: c.message, ...signatures });
+    }
+    if (record && this.recordTip) {
+      const tree = (await this.repo.raw(['rev-parse', `${this.recordTip}^{tree}`])).trim();
+      this.recordTip = await signedCommit(this.repo, { tree, parent: record.parent, message: record.message, ...signatures });
+    }
+    return signed!;
   }
 
   /** Every new commit must change its parent's tree. */
@@ -196,15 +218,25 @@ export class CommitBuilder {
 
   /**
    * Move `branchRef` from `oldTip` (undefined: the branch must not exist yet)
-   * to `newTip`, then bring the index and worktree along. The move is one
-   * compare-and-swap: if anything else moved the branch since the plan was
-   * made, nothing at all is touched, so another change's index and worktree
-   * stay as they are. A journal in the git directory records the move until
-   * the worktree is updated, so a run killed in between is completed by the
-   * next (`recoverInterrupted`).
+   * to `newTip`, with the index and worktree. The index and worktree go
+   * first, through a private index under git's own index lock (IndexUpdate),
+   * and only then does the branch move, in one compare-and-swap: a run killed
+   * at any step leaves the three agreeing, or the bump's changes staged on
+   * the old branch, never the new files staged as deleted. If anything else
+   * moved the branch since the plan was made, nothing is touched (or, moved
+   * in the milliseconds of the swap, everything is put back). A journal in
+   * the git directory records the landing until it is done, so a run killed
+   * midway is completed or undone by the next (`recoverInterrupted`).
    */
   async land(branchRef: string, oldTip: string | undefined, newTip: string, record?: { ref: string; old: string | undefined }): Promise<void> {
     await writeJournal(this.gitDir, { pid: process.pid, mode: 'commit', branch: branchRef, old: oldTip ?? null, new: newTip });
+    const moved = (cause: unknown) =>
+      new UserError(`${branchRef.replace(/^refs\/heads\//, '')} moved while the bump ran; nothing was changed. Run it again.`, ExitCode.overlayRefused, { cause: String(cause) });
+    await this.updateWorktree(oldTip, newTip, 'the worktree could not be updated, so the bump was undone; nothing was changed', async (update) => {
+      if ((await this.repo.head(branchRef)) !== oldTip) throw moved(`${branchRef} is no longer at ${oldTip ?? 'no commit'}`);
+      await update.checkout(oldTip, newTip);
+      await update.install();
+    });
     try {
       if (record && this.recordTip) {
         // One ref transaction: the record moves with the branch or not at all.
@@ -216,26 +248,10 @@ export class CommitBuilder {
         await this.repo.raw(['update-ref', '-m', 'rocm-ebuild: bump', branchRef, newTip, oldTip ?? '']);
       }
     } catch (err) {
-      await clearJournal(this.gitDir);
-      throw new UserError(
-        `${branchRef.replace(/^refs\/heads\//, '')} moved while the bump ran; nothing was changed. Run it again.`,
-        ExitCode.overlayRefused,
-        { cause: String(err) },
-      );
-    }
-    try {
-      // A two-tree merge: the worktree was clean at oldTip, so this cannot lose work.
-      await refreshIndex(this.repo);
-      await this.repo.raw(oldTip ? ['read-tree', '-m', '-u', oldTip, newTip] : ['read-tree', '-m', '-u', newTip]);
-    } catch (err) {
-      // The worktree could not be written (a directory turned read-only, a full disk): put everything back.
-      await this.repo.raw(oldTip ? ['update-ref', branchRef, oldTip, newTip] : ['update-ref', '-d', branchRef, newTip]);
-      if (record && this.recordTip) {
-        await this.repo.raw(record.old ? ['update-ref', record.ref, record.old, this.recordTip] : ['update-ref', '-d', record.ref, this.recordTip]);
-      }
+      // The branch moved between the check and the swap: the index and worktree go back to where they were.
       await settleWorktree(this.repo, this.gitDir, { old: oldTip ?? null, new: newTip }, 'old');
       await clearJournal(this.gitDir);
-      throw new UserError(`the worktree could not be updated, so the bump was undone; nothing was changed:\n${gitMessage(err)}`, ExitCode.overlayRefused);
+      throw moved(err);
     }
     await clearJournal(this.gitDir);
   }
@@ -243,19 +259,35 @@ export class CommitBuilder {
   /** Leave the changes of `newTip` in the worktree, uncommitted (--no-commit); the branch and index stay at `oldTip`. */
   async applyToWorktree(branchRef: string, oldTip: string | undefined, newTip: string, record?: { ref: string; old: string | undefined }): Promise<void> {
     await writeJournal(this.gitDir, { pid: process.pid, mode: 'worktree', branch: branchRef, old: oldTip ?? null, new: newTip });
-    try {
-      await refreshIndex(this.repo);
-      await this.repo.raw(oldTip ? ['read-tree', '-m', '-u', oldTip, newTip] : ['read-tree', '-m', '-u', newTip]);
-      // Unstage: the index goes back to HEAD (keeping the stat data of unchanged files), the files stay.
-      await this.repo.raw(oldTip ? ['read-tree', '-m', oldTip] : ['read-tree', '--empty']);
-    } catch (err) {
-      await settleWorktree(this.repo, this.gitDir, { old: oldTip ?? null, new: newTip }, 'old');
-      await clearJournal(this.gitDir);
-      throw new UserError(`the worktree could not be updated; nothing was changed:\n${gitMessage(err)}`, ExitCode.overlayRefused);
-    }
+    // The private index takes the new files and is dropped: the user's index never holds them (nothing staged).
+    await this.updateWorktree(oldTip, newTip, 'the worktree could not be updated; nothing was changed', async (update) => {
+      await update.checkout(oldTip, newTip);
+      await update.discard();
+    });
     // The texts are in the worktree, generated as recorded: a later bump compares the user's commit of them with this.
     if (record && this.recordTip) await this.repo.raw(['update-ref', record.ref, this.recordTip, record.old ?? '']);
     await clearJournal(this.gitDir);
+  }
+
+  /**
+   * Run `steps` on an IndexUpdate; when one fails (a directory turned
+   * read-only, a full disk, the branch moved), the index and worktree are
+   * put back at `oldTip`, the journal goes, and the error is the user's.
+   */
+  private async updateWorktree(oldTip: string | undefined, newTip: string, failed: string, steps: (update: IndexUpdate) => Promise<void>): Promise<void> {
+    let update: IndexUpdate | undefined;
+    try {
+      // read-tree trusts the index's stat data; the copy must carry fresh data.
+      await refreshIndex(this.repo);
+      update = await IndexUpdate.begin(this.repo, this.gitDir);
+      await steps(update);
+    } catch (err) {
+      await update?.discard();
+      if (update?.touched) await settleWorktree(this.repo, this.gitDir, { old: oldTip ?? null, new: newTip }, 'old');
+      await clearJournal(this.gitDir);
+      if (err instanceof UserError) throw err;
+      throw new UserError(`${failed}:\n${gitMessage(err)}`, ExitCode.overlayRefused);
+    }
   }
 }
 

@@ -1,5 +1,7 @@
-import { lstat, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { copyFile, lstat, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { UserError } from '../util/errors.js';
+import { ExitCode } from '../util/exit-codes.js';
 import type { OverlayRepo } from './repo.js';
 import { GitError } from './run.js';
 
@@ -19,6 +21,8 @@ export interface Journal {
 }
 
 const JOURNAL = 'rocm-ebuild.landing';
+/** The index a landing prepares before the branch moves (IndexUpdate). */
+const STAGED_INDEX = 'rocm-ebuild.index';
 
 export async function writeJournal(gitDir: string, journal: Journal): Promise<void> {
   const file = path.join(gitDir, JOURNAL);
@@ -56,6 +60,8 @@ export async function recoverInterrupted(repo: OverlayRepo, gitDir: string): Pro
   if (!found) return [];
   const { journal, written } = found;
   const branch = journal.branch.replace(/^refs\/heads\//, '');
+  // The index the run was preparing: never installed, or already renamed into place.
+  await discardStagedIndex(gitDir);
   const messages: string[] = [];
   let toward: 'old' | 'new' | undefined;
   if (journal.mode === 'commit') {
@@ -71,6 +77,8 @@ export async function recoverInterrupted(repo: OverlayRepo, gitDir: string): Pro
     const foreign = await settleWorktree(repo, gitDir, journal, toward, { since: written });
     if (journal.mode === 'commit' && toward === 'new') {
       messages.push(`finished updating the worktree of the bump pid ${journal.pid} left midway (its commits were on ${branch} already)`);
+    } else if (journal.mode === 'commit') {
+      messages.push(`undid the worktree update of the bump pid ${journal.pid}, stopped before ${branch} moved; the overlay is as it was`);
     } else if (journal.mode === 'worktree') {
       messages.push(`rolled back the --no-commit changes the run pid ${journal.pid} left midway`);
     }
@@ -164,4 +172,79 @@ async function changedPaths(repo: OverlayRepo, from: string, to: string): Promis
     entries.push({ path: f[i + 1]!, old: absent(m[1]!), new: absent(m[2]!) });
   }
   return entries;
+}
+
+/**
+ * Brings the worktree to a new commit through a private copy of the index,
+ * holding git's own `index.lock` throughout, so that the index git reads
+ * changes once, by a rename, and no other git writes it meanwhile. The
+ * landing installs the new index before it moves the branch: a run killed
+ * after the branch moved leaves index, worktree and branch agreeing (a
+ * `git commit` in between finds nothing to record), and one killed before
+ * leaves the changes staged, never staged as deleted.
+ */
+export class IndexUpdate {
+  private held = true;
+  /** Whether the worktree may have been written (a checkout began). */
+  touched = false;
+
+  private constructor(
+    private readonly repo: OverlayRepo,
+    private readonly gitDir: string,
+  ) {}
+
+  /** Take git's index lock (refused when another git holds it) and copy the index, stat data included. */
+  static async begin(repo: OverlayRepo, gitDir: string): Promise<IndexUpdate> {
+    const lock = path.join(gitDir, 'index.lock');
+    try {
+      await writeFile(lock, '', { flag: 'wx' });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      throw new UserError(
+        `${lock} exists: another git process is working in this repository, or one crashed\n` +
+          `hint: wait for it to finish; if no git process is running, remove ${lock}`,
+        ExitCode.overlayRefused,
+      );
+    }
+    const update = new IndexUpdate(repo, gitDir);
+    try {
+      await discardStagedIndex(gitDir);
+      await copyFile(path.join(gitDir, 'index'), update.staged).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err; // no index yet (a new repository): git starts from an empty one
+      });
+    } catch (err) {
+      await update.discard();
+      throw err;
+    }
+    return update;
+  }
+
+  private get staged(): string {
+    return path.join(this.gitDir, STAGED_INDEX);
+  }
+
+  /** Two-tree read-tree into the private index: the worktree files follow; the user's index does not yet. */
+  async checkout(from: string | undefined, to: string): Promise<void> {
+    this.touched = true;
+    await this.repo.raw(from ? ['read-tree', '-m', '-u', from, to] : ['read-tree', '-m', '-u', to], { env: { GIT_INDEX_FILE: this.staged } });
+  }
+
+  /** The private index becomes the index as git installs one: written as index.lock, renamed over index (which releases the lock). */
+  async install(): Promise<void> {
+    await rename(this.staged, path.join(this.gitDir, 'index.lock'));
+    await rename(path.join(this.gitDir, 'index.lock'), path.join(this.gitDir, 'index'));
+    this.held = false;
+  }
+
+  /** Drop the private index and release the lock; the index is as it was. */
+  async discard(): Promise<void> {
+    await discardStagedIndex(this.gitDir);
+    if (this.held) await rm(path.join(this.gitDir, 'index.lock'), { force: true });
+    this.held = false;
+  }
+}
+
+async function discardStagedIndex(gitDir: string): Promise<void> {
+  await rm(path.join(gitDir, STAGED_INDEX), { force: true });
+  await rm(path.join(gitDir, `${STAGED_INDEX}.lock`), { force: true });
 }

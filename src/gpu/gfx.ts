@@ -20,3 +20,15 @@ export const GFX_PATTERN = /^gfx[0-9]{1,2}[0-9a-f]{2}$/;
 export function isGfxName(text: string): boolean {
   return GFX_PATTERN.test(text);
 }
+
+/**
+ * The KFD `gfx_target_version` a gfx name stands for: the inverse of gfxName
+ * (gfx90a → 90010, gfx1100 → 110000, gfx942 → 90402). Undefined for text that
+ * is not a gfx name.
+ */
+export function gfxTargetVersion(gfx: string): number | undefined {
+  if (!isGfxName(gfx)) return undefined;
+  const digits = gfx.slice(3);
+  const major = Number(digits.slice(0, -2));
+  return major * 10000 + parseInt(digits.at(-2)!, 16) * 100 + parseInt(digits.at(-1)!, 16);
+}

@@ -4,7 +4,7 @@ import { currentYear, renderEbuild, renderMetadata } from '../render/index.js';
 import { bashSyntax, bashSyntaxAll, shellcheck, shellcheckAll, type ToolFinding } from './external-tools.js';
 import { lintEbuild, type EbuildInput, type LintResult } from './index.js';
 import type { StackPackage } from './types.js';
-import type { OverlayIndex } from './overlay-deps.js';
+import type { OverlayIndex } from '../ebuild/dependencies.js';
 import { profileUseFlags } from '../model/use-flags.js';
 
 /** The IUSE and REQUIRED_USE rocm.eclass gives this package in its release. */

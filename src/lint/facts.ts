@@ -1,4 +1,4 @@
-import { parseBash } from './bash-parser.js';
+import { parseBash } from '../ebuild/bash-parser.js';
 import type { Assignment, Command, EbuildFacts, EbuildInput, Visited } from './types.js';
 
 /** Strip one level of bash quoting from an assignment's value text. */
@@ -32,7 +32,7 @@ export async function extractFacts(input: EbuildInput, wants: NodeWants = new Ma
   const tree = await parseBash(input.text);
   const root = tree.rootNode;
   const globals: Assignment[] = [];
-  const functions = new Map<string, import('./bash-parser.js').Node>();
+  const functions = new Map<string, import('../ebuild/bash-parser.js').Node>();
   let inherits: string[] = [];
   let inheritLine: number | undefined;
 

@@ -9,6 +9,7 @@ import { dependencyCheck } from './checks/dependencies.js';
 import { overlayDependencyCheck } from './checks/overlay-dependencies.js';
 import { licenseCheck } from './checks/license.js';
 import { targetsCheck } from './checks/targets.js';
+import { llvmMaskCheck } from './checks/llvm-mask.js';
 import type { Check, EbuildInput, Keyword, LintResult } from './types.js';
 import { byCodePoint } from '../util/order.js';
 
@@ -35,6 +36,7 @@ export const CHECKS: Check[] = [
   dependencyCheck,
   overlayDependencyCheck,
   targetsCheck,
+  llvmMaskCheck,
 ];
 
 /**

@@ -1,5 +1,6 @@
-import type { Node, Tree } from './bash-parser.js';
-import type { OverlayIndex } from './overlay-deps.js';
+import type { Node, Tree } from '../ebuild/bash-parser.js';
+import type { OverlayIndex } from '../ebuild/dependencies.js';
+import type { GentooMasks } from '../manifest/gentoo-masks.js';
 
 /** pkgcheck's result levels. */
 export type Level = 'error' | 'warning' | 'style' | 'info';
@@ -71,6 +72,8 @@ export interface EbuildInput {
   profileFlags?: ReadonlySet<string>;
   /** Gentoo's @FREE license group, expanded (stack.yaml's licenses.free): what Portage accepts by default. */
   freeLicenses?: ReadonlySet<string>;
+  /** What ::gentoo's profiles mask; the shipped manifest/gentoo-masks.yaml when unset. */
+  gentooMasks?: GentooMasks;
   /** Eclasses of the overlay itself (eclass/*.eclass), which ebuilds may inherit. */
   eclasses?: string[];
   /** Every package of the stack and the external package list, by atom (cat/pkg). */

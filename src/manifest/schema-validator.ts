@@ -245,72 +245,49 @@ export class SchemaValidator {
     segments: (string | number)[],
     context: string,
   ): ManifestIssue {
+    const said = this.explain(e, source, segments);
+    const where = said.where ?? segments;
+    const message = context ? `${said.message} (${context})` : said.message;
+    const hint = said.hint ?? 'see docs/manifest.md for what this key takes';
+    const pos = locate(source, said.key !== undefined ? segments : where, said.key);
+    return { file: source.file, line: pos.line, column: pos.column, path: jsonPath(where), message, ...(hint ? { hint } : {}) };
+  }
+
+  /**
+   * What one ajv error means in the manifest's words, with a hint: the
+   * schema's own `x-hint` where it has one, else what the keyword suggests.
+   * `where` and `key` are set when the error is about a key of the value
+   * rather than the value itself.
+   */
+  private explain(e: ErrorObject, source: YamlSource, segments: (string | number)[]): Explained {
     const parent = e.parentSchema as AnySchemaObject | undefined;
-    let message: string;
-    let hint = this.hintOf(parent);
-    let key: string | undefined;
-    let where = segments;
+    const hint = this.hintOf(parent);
     switch (e.keyword) {
       case 'required': {
         const missing = (e.params as { missingProperty: string }).missingProperty;
-        message = `missing required key \`${missing}\``;
         const prop = (parent?.properties as Record<string, AnySchemaObject> | undefined)?.[missing];
-        hint = this.hintOf(prop) ?? `add \`${missing}:\``;
-        break;
+        return { message: `missing required key \`${missing}\``, hint: this.hintOf(prop) ?? `add \`${missing}:\`` };
       }
-      case 'additionalProperties': {
-        key = (e.params as { additionalProperty: string }).additionalProperty;
-        message = `unknown key \`${key}\``;
-        const allowed = Object.keys((parent?.properties as object | undefined) ?? {});
-        const close = closest(key, allowed);
-        hint = close
-          ? `did you mean \`${close}\`?`
-          : allowed.length > 0
-            ? `allowed keys here: ${allowed.join(', ')}`
-            : hint;
-        where = [...segments, key];
-        break;
-      }
-      case 'enum': {
-        const allowed = (e.params as { allowedValues: unknown[] }).allowedValues.map(String);
-        message = `${show(e.data)} is not one of ${allowed.join(', ')}`;
-        const close = typeof e.data === 'string' ? closest(e.data, allowed) : undefined;
-        hint = close ? `did you mean \`${close}\`?` : (hint ?? `use one of: ${allowed.join(', ')}`);
-        break;
-      }
+      case 'additionalProperties':
+        return unknownKey(e, parent, segments, hint);
+      case 'enum':
+        return notAllowed(e, hint);
       case 'not':
         // `{ not: {} }` marks a key that is no longer used; its x-hint says what replaced it.
-        message = `\`${String(segments.at(-1))}\` is no longer used`;
-        break;
+        return { message: `\`${String(segments.at(-1))}\` is no longer used`, hint };
       case 'pattern':
-        message = `${show(e.data)} is not of the expected form`;
-        hint ??= `must match ${(e.params as { pattern: string }).pattern}`;
-        break;
-      case 'type': {
-        const want = (e.params as { type: string | string[] }).type;
-        message = `expected ${Array.isArray(want) ? want.join(' or ') : want}, got ${typeName(e.data)} ${show(e.data)}`;
-        hint ??= `write ${[want].flat().map((t) => TYPE_WORDS[t] ?? t).join(' or ')} here`;
-        if ((typeof e.data === 'number' || typeof e.data === 'boolean') && String(want).includes('string')) {
-          // Quote what the user wrote: `6.10` is the number 6.1 to YAML, and "6.1" would be the wrong fix.
-          const written = writtenText(source, segments) ?? String(e.data);
-          hint = `quote the value so YAML keeps it a string: "${written}"`;
-        }
-        break;
-      }
+        return { message: `${show(e.data)} is not of the expected form`, hint: hint ?? `must match ${(e.params as { pattern: string }).pattern}` };
+      case 'type':
+        return wrongType(e, source, segments, hint);
       case 'propertyNames': {
         const name = (e.params as { propertyName: string }).propertyName;
-        message = `key \`${name}\` is not allowed here`;
-        where = [...segments, name];
-        key = name;
         // The rule for keys (an atom, a USE flag, a version) carries the useful hint.
-        hint = this.hintOf(e.schema as AnySchemaObject) ?? hint;
         const pattern = (e.schema as AnySchemaObject | undefined)?.pattern;
-        hint ??= typeof pattern === 'string' ? `keys here must match ${pattern}` : undefined;
-        break;
+        const keyHint = this.hintOf(e.schema as AnySchemaObject) ?? hint ?? (typeof pattern === 'string' ? `keys here must match ${pattern}` : undefined);
+        return { message: `key \`${name}\` is not allowed here`, hint: keyHint, key: name, where: [...segments, name] };
       }
       case 'oneOf':
-        message = `${show(e.data)} matches none of the accepted forms`;
-        break;
+        return { message: `${show(e.data)} matches none of the accepted forms`, hint };
       case 'minLength':
       case 'maxLength':
       case 'minItems':
@@ -318,24 +295,11 @@ export class SchemaValidator {
       case 'minProperties':
       case 'maxProperties':
       case 'minimum':
-      case 'maximum': {
-        const limit = (e.params as { limit: number }).limit;
-        const what = e.keyword.endsWith('Length') ? 'characters' : e.keyword.endsWith('Items') ? 'entries' : e.keyword.endsWith('Properties') ? 'keys' : '';
-        const min = e.keyword.startsWith('min');
-        const at = min ? 'at least' : 'at most';
-        message = what
-          ? `${show(e.data)} has ${sizeOf(e.data)} ${what}; ${at} ${limit} ${min ? 'needed' : 'allowed'}`
-          : `${show(e.data)} is ${min ? 'below' : 'above'} ${limit}`;
-        hint ??= what ? `write ${at} ${limit} ${what}` : `use a number ${at} ${limit}`;
-        break;
-      }
+      case 'maximum':
+        return outOfLimit(e, hint);
       default:
-        message = `${e.message ?? 'invalid value'}`;
+        return { message: `${e.message ?? 'invalid value'}`, hint };
     }
-    if (context) message = `${message} (${context})`;
-    hint ??= 'see docs/manifest.md for what this key takes';
-    const pos = locate(source, key !== undefined ? segments : where, key);
-    return { file: source.file, line: pos.line, column: pos.column, path: jsonPath(where), message, ...(hint ? { hint } : {}) };
   }
 
   private hintOf(schema: AnySchemaObject | undefined): string | undefined {
@@ -348,6 +312,60 @@ export class SchemaValidator {
     }
     return undefined;
   }
+}
+
+/** An ajv error in the manifest's words (SchemaValidator.explain). */
+interface Explained {
+  message: string;
+  hint: string | undefined;
+  /** The key the error is about, when it is a key of the value. */
+  key?: string;
+  /** The path to report, when not the value's own. */
+  where?: (string | number)[];
+}
+
+/** additionalProperties: a key the schema does not have, with the closest one it has. */
+function unknownKey(e: ErrorObject, parent: AnySchemaObject | undefined, segments: (string | number)[], hint: string | undefined): Explained {
+  const key = (e.params as { additionalProperty: string }).additionalProperty;
+  const allowed = Object.keys((parent?.properties as object | undefined) ?? {});
+  const close = closest(key, allowed);
+  return {
+    message: `unknown key \`${key}\``,
+    hint: close ? `did you mean \`${close}\`?` : allowed.length > 0 ? `allowed keys here: ${allowed.join(', ')}` : hint,
+    key,
+    where: [...segments, key],
+  };
+}
+
+/** enum: a value not in the list, with the closest one that is. */
+function notAllowed(e: ErrorObject, hint: string | undefined): Explained {
+  const allowed = (e.params as { allowedValues: unknown[] }).allowedValues.map(String);
+  const close = typeof e.data === 'string' ? closest(e.data, allowed) : undefined;
+  return { message: `${show(e.data)} is not one of ${allowed.join(', ')}`, hint: close ? `did you mean \`${close}\`?` : (hint ?? `use one of: ${allowed.join(', ')}`) };
+}
+
+/** type: what was expected, and for a number or boolean where text belongs, the value quoted as written. */
+function wrongType(e: ErrorObject, source: YamlSource, segments: (string | number)[], hint: string | undefined): Explained {
+  const want = (e.params as { type: string | string[] }).type;
+  const message = `expected ${Array.isArray(want) ? want.join(' or ') : want}, got ${typeName(e.data)} ${show(e.data)}`;
+  if ((typeof e.data === 'number' || typeof e.data === 'boolean') && String(want).includes('string')) {
+    // Quote what the user wrote: `6.10` is the number 6.1 to YAML, and "6.1" would be the wrong fix.
+    const written = writtenText(source, segments) ?? String(e.data);
+    return { message, hint: `quote the value so YAML keeps it a string: "${written}"` };
+  }
+  return { message, hint: hint ?? `write ${[want].flat().map((t) => TYPE_WORDS[t] ?? t).join(' or ')} here` };
+}
+
+/** min/max Length, Items, Properties, minimum/maximum: the size or value against its limit. */
+function outOfLimit(e: ErrorObject, hint: string | undefined): Explained {
+  const limit = (e.params as { limit: number }).limit;
+  const what = e.keyword.endsWith('Length') ? 'characters' : e.keyword.endsWith('Items') ? 'entries' : e.keyword.endsWith('Properties') ? 'keys' : '';
+  const min = e.keyword.startsWith('min');
+  const at = min ? 'at least' : 'at most';
+  return {
+    message: what ? `${show(e.data)} has ${sizeOf(e.data)} ${what}; ${at} ${limit} ${min ? 'needed' : 'allowed'}` : `${show(e.data)} is ${min ? 'below' : 'above'} ${limit}`,
+    hint: hint ?? (what ? `write ${at} ${limit} ${what}` : `use a number ${at} ${limit}`),
+  };
 }
 
 /**

@@ -15,6 +15,10 @@ export type BashScalar = string | number | boolean;
 export interface SourceSpec {
   /** A repository's tag archive (owner/name). */
   github?: string;
+  /** A repository's archive at a commit (owner/name): the one `commit` names, else the one the release pins. */
+  pinned?: string;
+  /** The commit of a `pinned` source, when it is not the release's pin of the repository (40 hex digits). */
+  commit?: string;
   /** A file of a repository's GitHub release (owner/name), named by `file`. */
   release_asset?: string;
   file?: string;
@@ -25,6 +29,12 @@ export interface SourceSpec {
   distfile?: string;
   dir?: string;
   subdir?: string;
+  /**
+   * Unpack only these directories of the archive (relative to its top
+   * directory) instead of all of it: the project's own and the shared ones it
+   * reads. Default: the whole archive.
+   */
+  extract?: string[];
   when?: string;
   /** The releases this source serves (its era); default all the component's. */
   releases?: VersionRange;
@@ -168,6 +178,12 @@ export interface ComponentSpec {
   homepage: string;
   license: string;
   releases?: VersionRange;
+  /**
+   * The package's own version in a release, when it is not the release's
+   * (a component the release holds at its last upstream version, built
+   * against the release's libraries): set per release with `overrides`.
+   */
+  version?: string;
   keywords?: string;
   sources: SourceSpec[];
   s?: string;
@@ -208,7 +224,22 @@ export interface EvidenceSpec {
   /** What was read or compared ("::gentoo sci-libs/rocBLAS/rocBLAS-7.2.0.ebuild"). */
   source: string;
   facts?: EvidenceFact[];
+  /** kind pin: what TheRock pins, and how the ebuild fetches it. */
+  pin?: PinSpec;
   note?: string;
+}
+
+/**
+ * The commit TheRock pins for a component's source, as a `pin` record states
+ * it: the repository, the commit, the project's directory in it, and how the
+ * ebuild gets that commit: the archive of the commit itself, or a tag that
+ * `upstream tags` saw at that very commit.
+ */
+export interface PinSpec {
+  repo: string;
+  commit: string;
+  path?: string;
+  fetch: 'commit' | { tag: string };
 }
 
 export interface ReleaseSpec {
@@ -217,6 +248,8 @@ export interface ReleaseSpec {
   stream?: 'legacy' | 'therock';
   /** The tag of the release's sources, when not the stream's. */
   tag?: string;
+  /** The commit of each repository the release pins (owner/name → 40 hex digits): what `pinned` sources fetch. */
+  pins?: Record<string, string>;
 }
 
 /** Python implementations: they follow Gentoo's profiles, not ROCm releases. */

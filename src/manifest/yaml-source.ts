@@ -115,17 +115,26 @@ export function parseYamlSource(file: string, text: string): SourceRead {
     const pos = lines.linePos(offset);
     return { line: pos.line, column: pos.col };
   };
-  const issues: ManifestIssue[] = [...doc.errors, ...doc.warnings].map((e) => ({
+  // One syntax error makes the parser lose its place, and every line after it
+  // can then be "wrong" too (a mis-indented line gave a dozen errors): the
+  // first is the one to fix, and the only one reported. Warnings come only
+  // when nothing is an error.
+  const errors = [...doc.errors].sort((a, b) => a.pos[0] - b.pos[0]);
+  const shown = errors.length > 0 ? errors.slice(0, 1) : [...doc.warnings];
+  const issues: ManifestIssue[] = shown.map((e) => ({
     file,
     ...at(e.pos[0]),
     path: '$',
     message: `YAML syntax: ${e.message.split('\n')[0]}`,
     hint:
-      e.code === 'DUPLICATE_KEY'
+      (e.code === 'DUPLICATE_KEY'
         ? 'remove or rename the repeated key'
         : e.code === 'TAG_RESOLVE_FAILED'
           ? 'remove the tag (`!name`): manifest values are plain YAML'
-          : 'fix the YAML syntax at this position',
+          : e.code === 'BAD_INDENT' || /same column|indent/i.test(e.message)
+            ? 'indent this line as its neighbours are (spaces, the same number as the line before it at its level), or check the line above'
+            : 'fix the YAML syntax at this position') +
+      (errors.length > 1 ? `; the file is checked again once this is fixed (${errors.length - 1} later error${errors.length === 2 ? '' : 's'} may follow from this one)` : ''),
   }));
   if (issues.length > 0) return { issues };
   if (doc.contents === null) {

@@ -6,6 +6,7 @@ import { ExitCode } from '../util/exit-codes.js';
 import type { TestTier } from '../container/plan.js';
 import { DEFAULT_IMAGE } from '../container/command.js';
 import { isGfxName } from '../gpu/gfx.js';
+import { RENDER_NODE_PLACEHOLDER } from './gpu-access.js';
 
 /** One job of a CI pipeline. */
 export interface MatrixJob {
@@ -19,7 +20,7 @@ export interface MatrixJob {
   /** Labels a runner must carry. */
   runner: string[];
   image: string;
-  /** Device nodes the job's container needs; base: none. */
+  /** Device nodes the job's container needs; base: none. A GPU job's render node is the one of its GPU, chosen on the host that runs it. */
   devices: string[];
   /** GPUs the job uses: 0 or 1. */
   gpus: 0 | 1;
@@ -125,7 +126,7 @@ export function matrixPlan(model: StackModel, options: MatrixOptions): Matrix {
       .map((atom) => ({ atom, total: model.byAtom.get(atom)!.spec.tests?.shards ?? 0 }))
       .filter((s) => s.total > 1 && options.tests !== 'none' && !model.byAtom.get(s.atom)!.spec.tests?.restrict);
     const runner = [...DEFAULT_BASE_RUNNER, options.labelScheme.replace(/\{gfx\}/g, gfx)];
-    const gpuJob = { gfx, runner, image: options.image, devices: ['/dev/kfd', '/dev/dri'], gpus: 1 as const, timeoutMinutes: options.timeoutMinutes, excluded: [] as { atom: string; reason: string }[] };
+    const gpuJob = { gfx, runner, image: options.image, devices: ['/dev/kfd', RENDER_NODE_PLACEHOLDER], gpus: 1 as const, timeoutMinutes: options.timeoutMinutes, excluded: [] as { atom: string; reason: string }[] };
     jobs.push({
       ...gpuJob,
       id: gfx,

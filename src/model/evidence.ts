@@ -57,8 +57,14 @@ export function describeEvidence(e: PackageEvidence): string {
   if (e.records.length === 0) return 'none: not checked against upstream or another packager';
   const strongest = e.records.filter((r) => r.kind === e.level);
   const others = e.records.filter((r) => r.kind !== e.level);
-  const one = (r: EvidenceSpec) => `${r.source}${r.facts?.length ? ` (${r.facts.join(', ')})` : ''}`;
+  const one = (r: EvidenceSpec) => `${r.source}${r.facts?.length ? ` (${r.facts.join(', ')})` : ''}${r.pin ? `: ${pinned(r.pin)}` : ''}`;
   return `${e.level}: ${strongest.map(one).join('; ')}${others.length ? `; also ${others.map((r) => `${r.kind}: ${one(r)}`).join('; ')}` : ''}`;
+}
+
+/** "ROCm/rocm-libraries 8d1ae90eff7d projects/rocblas, fetched by that commit": what a pin record pins, and how the ebuild gets it. */
+function pinned(pin: NonNullable<EvidenceSpec['pin']>): string {
+  const how = pin.fetch === 'commit' ? 'fetched by that commit' : `fetched by tag ${pin.fetch.tag}, seen at that commit`;
+  return `${pin.repo} ${pin.commit.slice(0, 12)}${pin.path ? ` ${pin.path}` : ''}, ${how}`;
 }
 
 /** "3 tag, 40 peer, 8 none" in the order weakest first, leaving out levels nobody has. */

@@ -24,11 +24,12 @@ export function isFilePatch(p: PatchSpec): p is string | FilePatchSpec {
  * fetched patch is a distfile like any source (its name and URL expanded for
  * the release, its SRC_URI entry in ebuild form).
  */
-export function patchesOf(patches: readonly PatchSpec[] | undefined, pn: string, version: string): ReleasePatch[] {
+export function patchesOf(patches: readonly PatchSpec[] | undefined, pn: string, version: string, release = version): ReleasePatch[] {
   const out: ReleasePatch[] = [];
   (patches ?? []).forEach((p, at) => {
     if (typeof p === 'string') out.push({ kind: 'file', at, file: p });
-    else if (!inRange(version, p.releases as VersionRange | undefined)) return;
+    // `releases` names stack releases; the names expand with the package's own version (PV).
+    else if (!inRange(release, p.releases as VersionRange | undefined)) return;
     else if ('file' in p) out.push({ kind: 'file', at, file: p.file, reason: p.reason });
     else {
       const basename = p.url.split('/').pop()!;

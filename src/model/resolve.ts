@@ -48,7 +48,15 @@ export interface ResolvedComponent {
   atom: string;
   category: string;
   pn: string;
+  /** The package's version (PV): the release's, or its own where the release holds it at another (`version`). */
   version: string;
+  /** The stack release this resolution is part of. */
+  release: string;
+  /**
+   * Set when the release holds the package at its own version (PV is not
+   * the release): why, as the override that sets `version` says.
+   */
+  held?: { reason?: string };
   spec: ComponentSpec & { targets: TargetsSpec; compiler: NonNullable<ComponentSpec['compiler']>; keywords: string };
   /** The sources that serve this release (their era holds it), in order; the first is the main tree. */
   sources: ResolvedSource[];
@@ -107,6 +115,20 @@ export function releaseTag(manifest: Manifest, version: string): string {
   return manifest.stack.defaults?.tag ?? STREAMS.legacy.tagFor(version);
 }
 
+/** The commit of each repository a release pins (stack.yaml `pins`). */
+export function releasePins(manifest: Manifest, version: string): Readonly<Record<string, string>> {
+  return manifest.stack.releases[version]?.pins ?? {};
+}
+
+/**
+ * The tag scheme of a package held at its own version in another release:
+ * that of the release its version names when the manifest has it (7.2.4's
+ * rocm-${PV}), else the stack's default.
+ */
+function ownVersionTag(manifest: Manifest, version: string): string {
+  return manifest.stack.releases[version] ? releaseTag(manifest, version) : (manifest.stack.defaults?.tag ?? STREAMS.legacy.tagFor(version));
+}
+
 /**
  * The distfile of one source of a package in a release: its name in DISTDIR,
  * the URL it is fetched from, its SRC_URI entry and the directory it unpacks
@@ -119,7 +141,7 @@ export function sourceDistfile(
   pn: string,
   version: string,
 ): { name: string; url: string; uri: string; dir: string } {
-  const l = locateSource(src, { pn, version, releaseTag: releaseTag(manifest, version), index });
+  const l = locateSource(src, { pn, version, releaseTag: releaseTag(manifest, version), index, pins: releasePins(manifest, version) });
   return { name: l.name, url: l.url, uri: l.uri, dir: l.dir };
 }
 
@@ -157,19 +179,23 @@ export function resolveComponent(
   if (!inRange(release.version, spec.releases)) return undefined;
 
   const [category, pn] = spec.atom.split('/') as [string, string];
-  const version = release.version;
+  // A release may hold a package at its own version: PV is that version, its
+  // sources follow that version's tags, and everything else is the release's.
+  const held = spec.version !== undefined && spec.version !== release.version;
+  const version = held ? spec.version! : release.version;
   const distfiles: Distfile[] = [];
-  const tag = releaseTag(manifest, version);
-  const sources: ResolvedSource[] = sourcesOf(spec.sources, version).map(({ src, at }, index) => ({
+  const tag = held ? ownVersionTag(manifest, version) : releaseTag(manifest, version);
+  const pins = releasePins(manifest, release.version);
+  const sources: ResolvedSource[] = sourcesOf(spec.sources, release.version).map(({ src, at }, index) => ({
     spec: src,
     at,
-    location: locateSource(src, { pn, version, releaseTag: tag, index }),
+    location: locateSource(src, { pn, version, releaseTag: tag, index, pins }),
   }));
   for (const { spec: src, location: l } of sources) {
     if (!distfiles.some((d) => d.name === l.name)) distfiles.push({ name: l.name, urls: [l.url], uri: l.uri, ...(src.when ? { when: src.when } : {}) });
   }
   // Upstream's patches fetched by URL are distfiles too: SRC_URI, the Manifest's DIST lines, the fetcher.
-  for (const p of patchesOf(spec.patches, pn, version)) {
+  for (const p of patchesOf(spec.patches, pn, version, release.version)) {
     if (p.kind === 'url' && !distfiles.some((d) => d.name === p.name)) distfiles.push({ name: p.name, urls: [p.url], uri: p.uri });
   }
   const main = sources[0];
@@ -189,6 +215,8 @@ export function resolveComponent(
     category,
     pn,
     version,
+    release: release.version,
+    ...(held ? { held: { ...heldReason(base, merged.provenance) } } : {}),
     spec: {
       ...spec,
       targets: targetsSpec,
@@ -200,10 +228,17 @@ export function resolveComponent(
     sourceDir,
     targets,
     // Evidence is about the component as written, release by release: never taken from an override.
-    evidence: evidenceFor(base.evidence, version),
+    evidence: evidenceFor(base.evidence, release.version),
     loaded,
     provenance: merged.provenance,
   };
+}
+
+/** The reason the override that sets a component's own version gives. */
+function heldReason(base: ComponentSpec, provenance: Provenance): { reason?: string } {
+  const at = provenance.sourcePath(['version']);
+  const reason = at[0] === 'overrides' && typeof at[1] === 'number' ? base.overrides?.[at[1]]?.reason : undefined;
+  return reason ? { reason: reason.replace(/\s+/g, ' ').trim() } : {};
 }
 
 /**

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { compareVersions, isVersion } from '../model/version.js';
-import { slotOf, type ProvidedEbuild } from '../lint/overlay-deps.js';
+import { slotOf, type ProvidedEbuild } from '../ebuild/dependencies.js';
 
 /** What an overlay holds for one package. */
 export interface PackageState {

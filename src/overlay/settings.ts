@@ -1,4 +1,5 @@
 import { UserError } from '../util/errors.js';
+import { hasActiveCharacters } from '../util/printable.js';
 import { ExitCode } from '../util/exit-codes.js';
 import { parseLayoutConf } from './scan.js';
 
@@ -26,11 +27,15 @@ const PERSON = /^([^<>&\p{Cc}]*[^<>&\s\p{Cc}]) <([^<>&\s@\p{Cc}]+@[^<>&\s@.\p{Cc
 export function parseMaintainer(value: string): MaintainerSetting | undefined {
   const v = value.trim();
   if (v === 'gentoo') return { kind: 'gentoo' };
+  // Bidirectional controls and line separators are not controls (\p{Cc}) but make metadata.xml,
+  // commit messages and terminals show another name than the one stored (Trojan Source).
+  if (hasActiveCharacters(v) || v.includes('\ufeff')) return undefined;
   const m = PERSON.exec(v);
   return m ? { kind: 'person', name: m[1]!.trim(), email: m[2]! } : undefined;
 }
 
-export const MAINTAINER_FORMAT = 'must be "gentoo" (the stack\'s maintainers, for ::gentoo) or "Name <email>", the email\'s domain with a dot (metadata.xsd)';
+export const MAINTAINER_FORMAT =
+  'must be "gentoo" (the stack\'s maintainers, for ::gentoo) or "Name <email>", the email\'s domain with a dot (metadata.xsd), without control, line-separator or bidirectional characters';
 
 export function formatMaintainer(s: MaintainerSetting): string {
   return s.kind === 'gentoo' ? 'gentoo' : `${s.name} <${s.email}>`;

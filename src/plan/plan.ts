@@ -56,6 +56,10 @@ export interface ScaffoldStep {
 
 export interface Plan {
   version: string;
+  /** --drop-old: versions of older releases go (a held package's older revision too, once its new one is written). */
+  dropOld: boolean;
+  /** Packages the release holds at their own version (PV is not the release): which, and why. */
+  held: { atom: string; version: string; reason?: string }[];
   /** Build order of the release's packages. */
   order: string[];
   scaffold: ScaffoldStep[];
@@ -113,6 +117,7 @@ export function makePlan(model: StackModel, overlay: OverlayView, options: PlanO
   // The releases the overlay will hold: what amdgpu_targets.desc must describe.
   const releases = new Set([version]);
   const newer: Plan['newer'] = [];
+  const heldAtOwn: Plan['held'] = [];
   for (const atom of graph.order) {
     const c = model.byAtom.get(atom)!;
     const state = overlay.packages.get(atom);
@@ -121,21 +126,27 @@ export function makePlan(model: StackModel, overlay: OverlayView, options: PlanO
       for (const v of state?.versions ?? []) releases.add(withoutRevision(v));
       continue;
     }
-    const later = (state?.versions ?? []).filter((v) => v !== '9999' && compareVersions(withoutRevision(v), version) > 0);
+    // The package's own version: the release's, or the one the release holds it at (model/held.ts).
+    const pv = c.version;
+    if (c.held) heldAtOwn.push({ atom, version: pv, ...(c.held.reason ? { reason: c.held.reason } : {}) });
+    const later = (state?.versions ?? []).filter((v) => v !== '9999' && compareVersions(withoutRevision(v), pv) > 0);
     if (later.length > 0) newer.push({ atom, versions: later.reverse() });
-    const present = state?.versions.some((v) => withoutRevision(v) === version) ?? false;
+    // A held package's version may be there for another release (7.2.4's migraphx-7.2.4):
+    // kept here, bump reads its SLOT to tell whose it is, and writes this release's revision if needed.
+    const present = state?.versions.some((v) => withoutRevision(v) === pv) ?? false;
     entries.push({
       atom,
-      version,
+      version: pv,
       action: present ? 'keep' : 'add',
       newPackage: !state || state.versions.length === 0,
       distfiles: c.distfiles.map((d) => ({ name: d.name, urls: d.urls, ...(d.when ? { when: d.when } : {}) })),
       component: c,
     });
     const old = state
-      ? state.versions.filter((v) => options.dropOld && v !== '9999' && compareVersions(withoutRevision(v), version) < 0)
+      ? state.versions.filter((v) => options.dropOld && v !== '9999' && compareVersions(withoutRevision(v), pv) < 0)
       : [];
-    for (const v of state?.versions ?? []) if (!old.includes(v)) releases.add(withoutRevision(v));
+    // A held version stays for the release it was written for unless --drop-old drops that release.
+    for (const v of state?.versions ?? []) if (!old.includes(v) && !(c.held && options.dropOld && withoutRevision(v) === pv)) releases.add(withoutRevision(v));
     if (old.length > 0) {
       drops.push({ atom, version: old.map(withoutRevision).join(', '), action: 'drop', newPackage: false, versions: old, distfiles: [], component: c });
     }
@@ -189,6 +200,6 @@ export function makePlan(model: StackModel, overlay: OverlayView, options: PlanO
     { what: 'package-sets', action: overlay.packageSets?.size ? 'keep' : 'add', releases: releasesHeld },
   ];
   const order = options.only ? graph.order.filter((a) => options.only!.has(a)) : graph.order;
-  return { version, order, scaffold, entries: [...entries, ...drops.reverse(), ...leftDrops], newer, left };
+  return { version, dropOld: options.dropOld, held: heldAtOwn, order, scaffold, entries: [...entries, ...drops.reverse(), ...leftDrops], newer, left };
 }
 

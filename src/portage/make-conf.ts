@@ -64,7 +64,17 @@ function readPath(file: string, vars: Map<string, MakeConfValue>, outer: Readonl
     for (const name of readdirSync(file).sort()) {
       if (name.startsWith('.') || name.endsWith('~')) continue;
       const child = path.join(file, name);
-      if (statSync(child).isFile()) readPath(child, vars, outer, stack, false);
+      // Only regular files are read, as Portage reads the directory: a subdirectory, a link
+      // to nothing (ENOENT) or a link loop (ELOOP) is not a file of settings and is passed over.
+      let isFile: boolean;
+      try {
+        isFile = statSync(child).isFile();
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT' || code === 'ELOOP' || code === 'ENOTDIR') continue;
+        throw new MakeConfError(file, `cannot read ${child}: ${(err as Error).message}`);
+      }
+      if (isFile) readPath(child, vars, outer, stack, false);
     }
     return;
   }
@@ -185,6 +195,11 @@ export function parse(
         if (i >= text.length) throw new MakeConfError(where, 'unterminated " quote');
         advance();
         continue;
+      }
+      if (c === '$' && (text[i + 1] === "'" || text[i + 1] === '"')) {
+        // bash's $'…' (C escapes) and $"…" (translation): not make.conf syntax. Read as Portage's lexer
+        // reads them, $'\x2ftmp' would be the relative path $\x2ftmp, never /tmp: refused, not guessed.
+        throw new MakeConfError(at(), `$${text[i + 1]}…${text[i + 1]} is bash quoting make.conf does not have (Portage would not read it as bash does); write the value plainly, in '…' or "…"`);
       }
       if (c === '$') {
         out += dollar();

@@ -1,17 +1,19 @@
 import type { Manifest } from '../manifest/load.js';
 import { compareVersions, inRange } from '../model/version.js';
 import type { CheckReport, RangeContext } from './check.js';
-import { gatherReleaseNotes, type ReleaseNotes } from './release-notes.js';
+import { gatherReleaseNotes, replacedRelease, type ReleaseNotes } from './release-notes.js';
 import { describeCounts, LEVELS, type EvidenceLevel } from '../model/evidence.js';
 import { assigned, ebuildVars, unquote } from '../ebuild/vars.js';
 import { parseMessage } from './message-check.js';
 import { TREECLEAN_RE } from './treeclean-check.js';
 import { ebuildOf, eclassOf } from './overlay-paths.js';
+import { carriedVersions } from './carried-edits.js';
 import type { TestReport } from './test-reports.js';
 import { TEMPLATES, type TemplateName } from './templates.js';
 import type { PrResult } from './types.js';
 import { byCodePoint } from '../util/order.js';
 import { markdownCode, markdownText, plainLine } from '../util/printable.js';
+import { describeMaskedLlvmNeeds, llvmCompatSlots, maskedLlvmNeeds, type LlvmCompatOf } from '../manifest/gentoo-masks.js';
 
 /**
  * The pull request's text, in the shape ROCm stack pull requests to ::gentoo
@@ -43,11 +45,19 @@ export interface BodyData {
   range: { label: string; commits: number };
   packages: {
     added: AddedPackage[];
-    /** localChanges: versions that differed from what rocm-ebuild generates (pr check's DroppedLocalChanges). */
-    dropped: { atom: string; versions: string[]; localChanges?: string[] }[];
+    /**
+     * localChanges: versions that differed from what rocm-ebuild generates (pr check's DroppedLocalChanges);
+     * carried: those of them whose dropping commit says their changes went into the ebuild it adds.
+     */
+    dropped: { atom: string; versions: string[]; localChanges?: string[]; carried?: string[] }[];
     /** Packages the range removes whole: left the release, with the reason their treeclean commit gives. */
     removed: { atom: string; versions: string[]; reason?: string }[];
     notAdded: { project: string; reason: string }[];
+    /**
+     * The release the range replaces, when it is of the same stream and leaves out some of the same
+     * projects for the same reasons: those are named once, not listed again with their reasons.
+     */
+    notAddedBefore?: { release: string; same: string[] };
     /** Whether the release has AMD's project list (legacy releases); TheRock's releases are composed by its pins instead. */
     projectList?: boolean;
   };
@@ -56,6 +66,8 @@ export interface BodyData {
   eclassUpdates: BodyData['notes']['eclasses'];
   notes: {
     llvm: { slots: string; ebuilds: number }[];
+    /** Added versions whose LLVM_COMPAT names only slots ::gentoo's profiles mask, and the local settings that lift the mask. */
+    llvmMasked?: NonNullable<ReturnType<typeof describeMaskedLlvmNeeds>> & { packages: string[] };
     targets?: { newFile: boolean; added: TargetChange[]; removed: TargetChange[]; changed: TargetChange[] };
     eclasses: { eclass: string; status: 'new' | 'changed' | 'removed'; added: number; removed: number; summaries: string[] }[];
     /** Where sources moved, the LLVM slot the replaced versions had, and each added version's evidence. */
@@ -201,8 +213,13 @@ export async function gatherBody(ctx: RangeContext, report: CheckReport, options
     // Net: a version the range both adds and drops was never there before it, and is not dropped.
     const versions = [...set].filter((v) => !now.has(v) && previous.has(v)).sort(compareVersions);
     const [category, pn] = atom.split('/');
-    const local = versions.filter((v) => report.results.some((r) => r.keyword === 'DroppedLocalChanges' && r.category === category && r.package === pn && r.version === v));
-    if (versions.length > 0) dropped.push({ atom, versions, ...(local.length ? { localChanges: local } : {}) });
+    const localResult = (v: string) => report.results.find((r) => r.keyword === 'DroppedLocalChanges' && r.category === category && r.package === pn && r.version === v);
+    const local = versions.filter((v) => localResult(v) !== undefined);
+    const carried = local.filter((v) => {
+      const message = commits.find((c) => c.sha === localResult(v)!.commit)?.message;
+      return message !== undefined && carriedVersions(message).includes(v);
+    });
+    if (versions.length > 0) dropped.push({ atom, versions, ...(local.length ? { localChanges: local } : {}), ...(carried.length ? { carried } : {}) });
   }
   added.sort((a, b) => byCodePoint(a.atom, b.atom));
   dropped.sort((a, b) => byCodePoint(a.atom, b.atom));
@@ -225,6 +242,7 @@ export async function gatherBody(ctx: RangeContext, report: CheckReport, options
 
   // Technical notes: LLVM slots of the ebuilds as they end up, targets, eclasses.
   const slots = new Map<string, number>();
+  const compatOf: LlvmCompatOf[] = [];
   for (const a of added) {
     const pn = a.atom.split('/')[1]!;
     for (const v of a.versions) {
@@ -234,9 +252,13 @@ export async function gatherBody(ctx: RangeContext, report: CheckReport, options
       if (!compat) continue;
       const value = compat.raw.replace(/^\(\s*|\s*\)$/g, '').split(/\s+/).filter(Boolean).join(' ');
       slots.set(value, (slots.get(value) ?? 0) + 1);
+      compatOf.push({ atom: a.atom, version: v, slots: llvmCompatSlots(compat.raw) });
     }
   }
   const llvm = [...slots].map(([s, ebuilds]) => ({ slots: s, ebuilds })).sort((a, b) => b.ebuilds - a.ebuilds);
+  const maskedNeeds = maskedLlvmNeeds(compatOf);
+  const masked = describeMaskedLlvmNeeds(maskedNeeds);
+  const llvmMasked = masked && { ...masked, packages: [...new Set(maskedNeeds.map((n) => n.atom))] };
 
   let targets: BodyData['notes']['targets'];
   const descBefore = base ? await objects.text(`${base}:${TARGETS_DESC}`) : undefined;
@@ -261,6 +283,7 @@ export async function gatherBody(ctx: RangeContext, report: CheckReport, options
   }
 
   const releaseNotes = await gatherReleaseNotes(ctx, base, added, llvm, options.manifest, release ? { version: release, heldAt: (atom) => versionsAt(ctx, head, atom) } : undefined);
+  const notAddedBefore = release && options.manifest ? sameExclusions(options.manifest, release, replacedRelease(added), notAdded, releaseNotes) : undefined;
   const tests = options.tests?.length ? testTable(options.tests, release) : undefined;
   const pk = report.tools.pkgcheck;
   const template = TEMPLATES[options.template];
@@ -270,10 +293,10 @@ export async function gatherBody(ctx: RangeContext, report: CheckReport, options
     onePackagePerCommit: !report.results.some((r) => r.keyword === 'MultiplePackagesCommit'),
     ...(release ? { release } : {}),
     range: { label: range.label, commits: commits.length },
-    packages: { added, dropped, removed, notAdded, ...(release && options.manifest?.stack.releases[release] ? { projectList: options.manifest.stack.projects?.[release] !== undefined } : {}) },
+    packages: { added, dropped, removed, notAdded, ...(notAddedBefore ? { notAddedBefore } : {}), ...(release && options.manifest?.stack.releases[release] ? { projectList: options.manifest.stack.projects?.[release] !== undefined } : {}) },
     other,
     eclassUpdates: eclasses.filter((e) => report.results.some((r) => r.keyword === 'EclassChange' && r.eclass === `${e.eclass}.eclass`)),
-    notes: { llvm, ...(targets ? { targets } : {}), eclasses, release: releaseNotes },
+    notes: { llvm, ...(llvmMasked ? { llvmMasked } : {}), ...(targets ? { targets } : {}), eclasses, release: releaseNotes },
     qa: {
       commits: report.range.commits,
       ebuilds: report.ebuildsLinted,
@@ -286,6 +309,26 @@ export async function gatherBody(ctx: RangeContext, report: CheckReport, options
     trailers: { closes, bugs },
     template: { name: template.name, checklist: template.checklist, ...(template.note ? { note: template.note } : {}) },
   };
+}
+
+/**
+ * The projects left out of the release for the same reasons as out of the one the range replaces (same
+ * stream, both known to the manifest): a bump from 7.2.3 to 7.2.4 need not list 18 of them again with their
+ * reasons. A change of stream (TheRock) lists everything; nothing in common, nothing to fold.
+ */
+function sameExclusions(
+  manifest: Manifest,
+  release: string,
+  replaced: string | undefined,
+  notAdded: BodyData['packages']['notAdded'],
+  notes: ReleaseNotes,
+): BodyData['packages']['notAddedBefore'] {
+  if (!replaced || replaced === release || notes.stream || !manifest.stack.releases[replaced]) return undefined;
+  const before = new Map(
+    (manifest.stack.excluded ?? []).filter((x) => inRange(replaced, x.releases)).map((x) => [x.project, x.reason.replace(/\s+/g, ' ').trim()]),
+  );
+  const same = notAdded.filter((x) => before.get(x.project) === x.reason).map((x) => x.project);
+  return same.length ? { release: replaced, same } : undefined;
 }
 
 function title(added: AddedPackage[], dropped: { atom: string; versions: string[] }[], summaries: string[], release: string | undefined): string {
@@ -383,7 +426,13 @@ export function renderBody(d: BodyData): string {
   if (dropped.length) {
     out.push('', `### Dropped versions (${dropped.length})`, '');
     for (const x of dropped) {
-      const local = x.localChanges?.length ? ` (**changed by hand:** ${x.localChanges.map(markdownText).join(', ')} differed from what rocm-ebuild generates; check the change went along)` : '';
+      const carried = x.carried ?? [];
+      const lost = (x.localChanges ?? []).filter((v) => !carried.includes(v));
+      const notes = [
+        ...(lost.length ? [`**changed by hand:** ${lost.map(markdownText).join(', ')} differed from what rocm-ebuild generates; check the change went along`] : []),
+        ...(carried.length ? [`changed by hand: ${carried.map(markdownText).join(', ')}; the change is carried into the new version, as its commit says`] : []),
+      ];
+      const local = notes.length ? ` (${notes.join('; ')})` : '';
       out.push(`- ${markdownCode(x.atom)}: ${x.versions.map(markdownText).join(', ')}${local}`);
     }
   }
@@ -399,7 +448,13 @@ export function renderBody(d: BodyData): string {
     // A TheRock release has no AMD project list: the exclusions are the stack's own.
     const intro = d.packages.projectList === false ? `Projects left out of ROCm ${release} on purpose:` : `Projects of AMD's ROCm ${release} release left out on purpose:`;
     out.push('', `### Not packaged (${notAdded.length})`, '', intro, '');
-    for (const x of notAdded) out.push(`- **${markdownText(x.project)}**: ${markdownText(x.reason)}`);
+    const before = d.packages.notAddedBefore;
+    const same = new Set(before?.same ?? []);
+    for (const x of notAdded) if (!same.has(x.project)) out.push(`- **${markdownText(x.project)}**: ${markdownText(x.reason)}`);
+    if (before && same.size) {
+      const names = before.same.map((p) => markdownText(p)).join(', ');
+      out.push(`- ${same.size === notAdded.length ? 'All' : `${same.size} more`} as in ROCm ${markdownText(before.release)}, for the same reasons: ${names}.`);
+    }
   }
   if (d.other.length) {
     out.push('', '### Other commits', '');
@@ -410,6 +465,13 @@ export function renderBody(d: BodyData): string {
   const r = d.notes.release;
   const was = r.llvmBefore.length ? ` (the versions they replace had ${r.llvmBefore.map((l) => markdownCode(`( ${l.slots} )`)).join(', ')})` : '';
   for (const l of d.notes.llvm) notes.push(`LLVM: ${markdownCode(`LLVM_COMPAT=( ${l.slots} )`)} in ${l.ebuilds} ebuild${l.ebuilds === 1 ? '' : 's'}${was}: Gentoo's LLVM/clang, not AMD's fork.`);
+  const m = d.notes.llvmMasked;
+  if (m) {
+    const lines = [...m.settings.perPackage.lines.map((l) => `  ${l}`)];
+    notes.push(
+      `Masked LLVM slot: ${markdownText(m.summary)} To install ${m.packages.length === 1 ? 'it' : 'them'}, add to ${markdownCode(m.settings.perPackage.file)}:\n\n  \`\`\`\n${lines.map((l) => `  ${plainLine(l.trim())}`).join('\n')}\n  \`\`\`\n\n  or ${m.settings.everywhere.lines.map(markdownCode).join(' ')} to ${markdownCode(m.settings.everywhere.file)} for every package.`,
+    );
+  }
   if (r.stream) {
     notes.push(
       `Release stream: ${markdownText(r.stream.label)} (${markdownCode(r.stream.tag)} for ${markdownText(r.stream.release)}); the versions replaced came from the ${markdownText(r.stream.from.label)} stream (${markdownCode(r.stream.from.tag)}).`,
@@ -421,6 +483,13 @@ export function renderBody(d: BodyData): string {
     );
   }
   notes.push(...sourceMoveNotes(r.sourceMoves));
+  if (r.held.length) {
+    const slots = [...new Set(r.held.map((h) => h.slot))].map((s) => markdownCode(`SLOT="${s}"`)).join(', ');
+    notes.push(
+      `At their own version (${r.held.length}): ROCm ${markdownText(d.release ?? '')} holds ${r.held.length === 1 ? 'this package' : 'these packages'} at upstream's last release, built against its libraries with the release's sub-slot (${slots}): ` +
+        `${r.held.map((h) => `${markdownCode(h.atom)} ${h.versions.map(markdownText).join(', ')}${h.reason ? ` (${markdownText(h.reason)})` : ''}`).join('; ')}.`,
+    );
+  }
   const t = d.notes.targets;
   if (t) {
     if (t.newFile) notes.push(`GPU targets: ${markdownCode('profiles/desc/amdgpu_targets.desc')} added with ${t.added.length} targets (${t.added.map((x) => markdownText(x.name)).join(', ')}).`);
@@ -457,7 +526,10 @@ export function renderBody(d: BodyData): string {
     out.push('', '</details>');
   }
 
-  if (d.tests) {
+  if (!d.tests) {
+    // Said, not left out: a reviewer must not read the absence of results as a pass.
+    out.push('', '### GPU tests', '', 'Not run for this pull request: the ebuilds passed the checks above, but were not built and tested on a GPU with `rocm-ebuild test`.');
+  } else {
     const gfx = d.tests.reports.map((r) => r.gfx);
     out.push('', '### GPU tests', '', `| package | ${gfx.map(markdownCode).join(' | ')} |`, `| --- | ${gfx.map(() => '---').join(' | ')} |`);
     for (const row of d.tests.rows) out.push(`| ${markdownCode(row.atom)} | ${gfx.map((g) => row.cells[g] ?? '—').join(' | ')} |`);

@@ -6,6 +6,7 @@ import { lintRange, lintTargets, StackModels } from './lint-range.js';
 import { checkMessage } from './message-check.js';
 import { droppedLocalChanges } from './dropped-check.js';
 import { checkTreeclean } from './treeclean-check.js';
+import { signatureChecks, type SignatureSummary } from './signature-check.js';
 import { gentooChecks, isGentoo } from './gentoo-check.js';
 import { PackageChecker } from './package-check.js';
 import { foldPkgcheck, runPkgcheck } from './pkgcheck.js';
@@ -57,6 +58,8 @@ export interface CheckReport {
   results: PrResult[];
   counts: Record<Level, number>;
   ebuildsLinted: number;
+  /** Signed commits: how many, and (where layout.conf requires signing) what verifying them found. */
+  signatures: SignatureSummary;
   tools: {
     pkgcheck: { installed: boolean; ran: boolean; args?: string[]; reason?: string; results: number };
     shellcheck: boolean;
@@ -102,6 +105,8 @@ export async function checkRange(ctx: RangeContext, options: CheckOptions = {}):
     results.push(...(await packages.check(c, addedInRange)));
     for (const ch of c.changes) if (ch.status !== 'D' && ch.status !== 'M' && ch.status !== 'T' && ebuildOf(ch.path)) addedInRange.add(ch.path);
   }
+  const signatures = await signatureChecks(ctx.dir, ctx.range.head, commits, objects, ctx.range.baseRef ?? ctx.range.base);
+  results.push(...signatures.results);
   const targets = lintTargets(commits);
   const models = options.manifest ? new StackModels(options.manifest) : undefined;
   results.push(...(await droppedLocalChanges(commits, objects, models)));
@@ -139,6 +144,7 @@ export async function checkRange(ctx: RangeContext, options: CheckOptions = {}):
     results,
     counts: countLevels(results),
     ebuildsLinted: lint.ebuilds,
+    signatures: signatures.summary,
     tools: {
       pkgcheck: { installed: pk.installed, ran: pk.ran, ...(pk.args ? { args: pk.args } : {}), ...(pk.reason ? { reason: pk.reason } : {}), results: pk.results.length },
       shellcheck: lint.shellcheck,

@@ -1,6 +1,7 @@
 import { RECORD_REF } from '../git/generated-record.js';
 import { renderEbuild } from '../render/index.js';
 import type { ObjectReader } from './git-read.js';
+import { carriedVersions } from './carried-edits.js';
 import { ours } from './keywords.js';
 import type { StackModels } from './lint-range.js';
 import { ebuildOf } from './overlay-paths.js';
@@ -40,13 +41,14 @@ export async function droppedLocalChanges(commits: CommitInfo[], objects: Object
       }
       if (base === undefined || body(base) === body(text)) continue;
       const differing = lineCount(body(base), body(text));
-      out.push(
-        ours(
-          'DroppedLocalChanges',
-          `${gone.pn}-${gone.version} is dropped, and it differed from ${against} (${differing} line${differing === 1 ? '' : 's'} changed by hand): make sure the change was carried to the newer ebuild, or is no longer needed`,
-          { commit: c.sha, category: gone.category, package: gone.pn, version: gone.version, file: path },
-        ),
-      );
+      const where = { commit: c.sha, category: gone.category, package: gone.pn, version: gone.version, file: path };
+      const changed = `${gone.pn}-${gone.version} is dropped, and it differed from ${against} (${differing} line${differing === 1 ? '' : 's'} changed by hand)`;
+      // The commit itself says the edits went into the ebuild it writes (bump's three-way merge): to read, not to chase.
+      if (carriedVersions(c.message).includes(gone.version)) {
+        out.push({ ...ours('DroppedLocalChanges', `${changed}; its commit carries the change into the ebuild it adds (its message shows the lines)`, where), level: 'info' });
+      } else {
+        out.push(ours('DroppedLocalChanges', `${changed}: make sure the change was carried to the newer ebuild, or is no longer needed`, where));
+      }
     }
   }
   return out;

@@ -1,6 +1,7 @@
 import type { CheckReport } from './check.js';
 import type { Level, PrResult } from './types.js';
 import { printable } from '../util/printable.js';
+import { describeSignatures } from './signature-check.js';
 
 const COLORS: Record<Level, string> = { error: '31', warning: '33', style: '36', info: '32' };
 
@@ -8,7 +9,8 @@ const COLORS: Record<Level, string> = { error: '31', warning: '33', style: '36',
 export function subject(r: PrResult, short: (sha: string) => string): string {
   if (r.category && r.package) return `${r.category}/${r.package}${r.version ? `-${r.version}` : ''}`;
   if (r.category) return r.category;
-  if (r.eclass) return `${r.eclass}.eclass`;
+  // Results name the eclass's file ("rocm.eclass", see types.ts); a bare name gets the suffix.
+  if (r.eclass) return r.eclass.endsWith('.eclass') ? r.eclass : `${r.eclass}.eclass`;
   return r.commit ? `commit ${short(r.commit)}` : 'repository';
 }
 
@@ -46,6 +48,7 @@ export function formatCheckText(report: CheckReport, options: { color?: boolean 
     for (const r of loose) lines.push(`  ${resultLine(r, short, options.color)}`);
   }
   for (const n of report.notes) lines.push(`note: ${n}`);
+  if (report.range.commits > 0) lines.push(describeSignatures(report.signatures));
   const pk = report.tools.pkgcheck;
   const by = pk.ran ? 'rocm-ebuild and pkgcheck' : 'rocm-ebuild';
   lines.push(

@@ -1,3 +1,4 @@
+import { releaseOfEbuild } from '../model/held.js';
 import { bashSyntaxAll, hasTool, shellcheckAll } from '../lint/external-tools.js';
 import { lintComponent } from '../lint/component.js';
 import { lintEbuild, type LintResult } from '../lint/index.js';
@@ -85,7 +86,8 @@ export async function lintRange(
       const metadata = await objects.text(`${t.commit.sha}:${t.e.key}/metadata.xml`);
       const year = Number(t.commit.committer.date.slice(0, 4));
       const file = `${t.e.key}/${t.e.rest}`;
-      const model = models ? await models.forRelease(t.e.base) : undefined;
+      // A version a release holds the package at belongs to that release (model/held.ts).
+      const model = models ? await models.forRelease(releaseOfEbuild(models.manifest, t.e.key, t.e.version, text)) : undefined;
       const component = model?.byAtom.get(t.e.key);
       let found: LintResult[];
       if (component && model) {

@@ -6,6 +6,7 @@ import { ExitCode } from '../util/exit-codes.js';
 import { printable } from '../util/printable.js';
 import { prError } from './errors.js';
 import { resultLine } from './format.js';
+import type { SignatureSummary } from './signature-check.js';
 import { gitText, resolveCommit, runGit } from './git-read.js';
 import { preparePullRequest, type PrepareOptions, type Prepared } from './prepare.js';
 import { requireRepository } from './range.js';
@@ -47,6 +48,8 @@ export interface PushResult {
   compareUrl?: string;
   /** Error-level results pushed anyway with --force. */
   forced: PrResult[];
+  /** The range's signed commits, as pr check counted and verified them. */
+  signatures: SignatureSummary;
   warnings: string[];
 }
 
@@ -180,6 +183,7 @@ export async function runPush(o: PushOptions): Promise<PushResult & { prepared: 
     pushed: false,
     ...(compareUrl && !gh ? { compareUrl } : {}),
     forced: errors,
+    signatures: report.signatures,
     warnings,
   };
   if (o.dryRun) return result;

@@ -1,9 +1,11 @@
 import type { Manifest } from '../manifest/load.js';
 import { describeEvidence, type EvidenceLevel } from '../model/evidence.js';
-import { evidenceOf, expand, inRelease, releaseTag } from '../model/resolve.js';
+import { evidenceOf, expand, inRelease, releaseModel, releaseTag, resolveComponent } from '../model/resolve.js';
+import { withoutRevision } from '../model/version.js';
 import { STREAMS } from '../model/streams.js';
 import { compareVersions } from '../model/version.js';
 import { ebuildVars } from '../ebuild/vars.js';
+import { packageSlot } from '../model/held.js';
 import type { RangeContext } from './check.js';
 
 /**
@@ -27,13 +29,32 @@ export interface ReleaseNotes {
   stream?: { release: string; label: string; tag: string; from: { release: string; label: string; tag: string } };
   /** Stack packages the overlay holds at the replaced release that the new release no longer has: they keep their old versions. */
   left: { atom: string; versions: string[] }[];
+  /**
+   * Added versions of packages the release holds at their own version
+   * (model/held.ts): PV is not the release, SLOT is the release's sub-slot.
+   */
+  held: { atom: string; versions: string[]; slot: string; reason?: string }[];
 }
 
-/** Where an ebuild's sources come from, as a reviewer names it: "ROCm/rocBLAS tag archives", "ROCm/rocm-libraries release assets". */
+/** The packages a release holds at their own version, by atom (no target policy needed). */
+function heldIn(manifest: Manifest, release: string): Map<string, { version: string; slot: string; reason?: string }> {
+  const model = releaseModel(manifest, release, { default: [], optional: [] });
+  const out = new Map<string, { version: string; slot: string; reason?: string }>();
+  if (!model) return out;
+  for (const loaded of manifest.components) {
+    if (!inRelease(loaded, release)) continue;
+    const c = resolveComponent(manifest, loaded, model);
+    if (c?.held) out.set(c.atom, { version: c.version, slot: packageSlot(c), ...(c.held.reason ? { reason: c.held.reason } : {}) });
+  }
+  return out;
+}
+
+/** Where an ebuild's sources come from, as a reviewer names it: "ROCm/rocBLAS tag archive", "ROCm/rocm-libraries release asset", "ROCm/rocm-libraries commit archive". */
 export function sourceOrigin(ebuild: string): string | undefined {
   const origins = new Set<string>();
-  for (const m of ebuild.matchAll(/https:\/\/github\.com\/([A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+)\/(archive|releases\/download)\//g)) {
-    origins.add(`${m[1]} ${m[2] === 'archive' ? 'tag archive' : 'release asset'}`);
+  for (const m of ebuild.matchAll(/https:\/\/github\.com\/([A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+)\/(archive|releases\/download)\/(\$\{[A-Z0-9_]+_COMMIT\}|[0-9a-f]{40}\.)?/g)) {
+    // The archive of a commit (a pinned source: its commit variable, or the hash itself) is not a tag's.
+    origins.add(`${m[1]} ${m[2] === 'archive' ? (m[3] ? 'commit archive' : 'tag archive') : 'release asset'}`);
   }
   // The first is the main tree; secondary sources (test data) rarely move with it.
   return [...origins][0];
@@ -56,6 +77,8 @@ export async function gatherReleaseNotes(
   const before = new Map<string, number>();
   const sourceMoves: ReleaseNotes['sourceMoves'] = [];
   const evidence: ReleaseNotes['evidence'] = [];
+  const heldHere = manifest && release ? heldIn(manifest, release.version) : new Map<string, { version: string; slot: string; reason?: string }>();
+  const held: ReleaseNotes['held'] = [];
   for (const a of added) {
     const pn = a.atom.split('/')[1]!;
     const newest = a.versions.at(-1)!;
@@ -68,9 +91,13 @@ export async function gatherReleaseNotes(
       const to = now !== undefined ? sourceOrigin(now) : undefined;
       if (from && to && from !== to) sourceMoves.push({ atom: a.atom, from, to });
     }
+    const own = heldHere.get(a.atom);
+    const ownVersions = own ? a.versions.filter((v) => withoutRevision(v) === own.version) : [];
+    if (own && ownVersions.length) held.push({ atom: a.atom, versions: ownVersions, slot: own.slot, ...(own.reason ? { reason: own.reason } : {}) });
     if (manifest) {
       for (const v of a.versions) {
-        const e = evidenceOf(manifest, a.atom, v);
+        // A version the release holds the package at is the release's: its evidence is the release's record.
+        const e = evidenceOf(manifest, a.atom, ownVersions.includes(v) ? release!.version : v);
         if (e) evidence.push({ atom: a.atom, version: v, level: e.level, text: describeEvidence(e) });
       }
     }
@@ -81,11 +108,11 @@ export async function gatherReleaseNotes(
     .map(([slots, ebuilds]) => ({ slots, ebuilds }))
     .sort((x, y) => y.ebuilds - x.ebuilds);
   const moved = manifest && release ? await releaseMove(manifest, release.version, added, release.heldAt) : { left: [] };
-  return { llvmBefore: llvmBefore.length && [...before.keys()].some((s) => !after.has(s)) ? llvmBefore : [], sourceMoves, evidence, ...moved };
+  return { llvmBefore: llvmBefore.length && [...before.keys()].some((s) => !after.has(s)) ? llvmBefore : [], sourceMoves, evidence, ...moved, held };
 }
 
 /** The release most of the added packages replace: the newest version each held before, by count. */
-function replacedRelease(added: readonly { previous: string[] }[]): string | undefined {
+export function replacedRelease(added: readonly { previous: string[] }[]): string | undefined {
   const tally = new Map<string, number>();
   for (const a of added) {
     const v = a.previous.at(-1)?.replace(/-r\d+$/, '');

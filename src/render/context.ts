@@ -6,6 +6,8 @@ import { collectDeps, depLines, gfxOrder, versioned, type DepEntry } from './dep
 import { byCodePoint } from '../util/order.js';
 import { prepareBlocks, useTest } from './prepare.js';
 import { patchesOf } from '../model/patches.js';
+import { packageSlot } from '../model/held.js';
+import { sourceVariables, unpackBody } from './unpack.js';
 
 export { sedReplace } from './prepare.js';
 
@@ -18,10 +20,14 @@ export interface EbuildContext {
   inherit: string[];
   description: string;
   homepage: string;
+  /** Globals SRC_URI and S refer to (the commit of each pinned repository), one assignment per line. */
+  sourceVars: string[];
   srcUri: string[];
   s: string;
   license: string;
   slot: string;
+  /** Comment lines above SLOT: why a package held at its own version takes the release's sub-slot. */
+  slotComment: string[];
   keywords: string;
   iuse: string;
   requiredUse: string[];
@@ -44,6 +50,8 @@ export interface EbuildContext {
   globals: string[];
   patches: string[];
   afterDeps: string[];
+  /** src_unpack's body when some archive is unpacked only in part (empty: Portage's default). */
+  unpack: string[];
   custom: Partial<Record<PhaseName, { before: string[]; after: string[]; replace: string[] | null }>>;
   pkgSetup: string[];
   pythonCheckDeps: string[];
@@ -180,7 +188,9 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
       ].join('\n'),
     );
   }
-  if (gpuMode) preInherit.push('ROCM_VERSION=${PV}');
+  // A package the release holds at its own version takes the release's
+  // target table: ROCM_VERSION names the release, not PV.
+  if (gpuMode) preInherit.push(c.held ? `ROCM_VERSION=${c.release}` : 'ROCM_VERSION=${PV}');
 
   // Helpers called from values pull in the eclass that defines them.
   const values: string[] = [];
@@ -364,10 +374,14 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
     inherit: [...inherit].sort(),
     description: inDoubleQuotes(spec.description),
     homepage: inDoubleQuotes(spec.homepage),
+    sourceVars: sourceVariables(c),
     srcUri: depLines(c.distfiles.map((d) => ({ text: wrapUri(d.uri), ...(d.when ? { when: d.when } : {}) }))),
     s: c.sourceDir,
     license: spec.license,
-    slot: '0/$(ver_cut 1-2)',
+    // Every package of a release shares its sub-slot (the `:${SLOT}` of the
+    // stack's dependencies): one the release holds at its own version too.
+    slot: packageSlot(c),
+    slotComment: c.held ? heldComment(c) : [],
     keywords: spec.keywords,
     iuse: iuse.join(' '),
     requiredUse,
@@ -385,6 +399,7 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
     globals,
     patches: patchLines(c),
     afterDeps,
+    unpack: unpackBody(c),
     custom: customPhases(spec.phases),
     pkgSetup,
     pythonCheckDeps,
@@ -397,6 +412,13 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
 }
 
 
+/** Why SLOT names the release, not PV: the release holds the package at its own version. */
+function heldComment(c: ResolvedComponent): string[] {
+  const why = c.held?.reason ? `; ${c.held.reason.replace(/[.\s]+$/, '')}` : '';
+  const said = `ROCm ${c.release} holds ${c.pn} at ${c.version}, its own version${why}. Built against the ${c.release} libraries, it takes their sub-slot.`;
+  return wrapWords(said.split(/\s+/), 76);
+}
+
 /**
  * PATCHES: files shipped next to the manifest from ${FILESDIR}, upstream's
  * patches fetched by URL (those of this release) from ${DISTDIR}, each after
@@ -404,7 +426,7 @@ export function buildContext(c: ResolvedComponent, model: StackModel, options: C
  * (cmake_src_prepare, distutils-r1's, default) applies them before the fix-ups.
  */
 function patchLines(c: ResolvedComponent): string[] {
-  return patchesOf(c.spec.patches, c.pn, c.version).flatMap((p) =>
+  return patchesOf(c.spec.patches, c.pn, c.version, c.release).flatMap((p) =>
     // The whole word quoted: no expansion of it is left for bash to split (shellcheck SC2206).
     p.kind === 'file' ? [...(p.reason ? [`# ${p.reason}`] : []), `"\${FILESDIR}/${p.file}"`] : [`# ${p.spec.reason}`, `"\${DISTDIR}/${p.spec.distfile}"`],
   );

@@ -19,7 +19,7 @@ export function checkDistfiles(model: StackModel): ManifestIssue[] {
       add(location.name, { c, at: explicit ? ['sources', i, 'distfile'] : ['sources', i], url: location.url, explicit });
     }
     // A patch fetched by URL names its distfile: the same rule, with the sources of every package.
-    for (const p of patchesOf(c.spec.patches, c.pn, c.version)) {
+    for (const p of patchesOf(c.spec.patches, c.pn, c.version, c.release)) {
       if (p.kind === 'url') add(p.name, { c, at: ['patches', p.at, 'distfile'], url: p.url, explicit: true });
     }
   }

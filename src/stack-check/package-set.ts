@@ -4,6 +4,7 @@ import type { ResolvedComponent, StackModel } from '../model/resolve.js';
 import { profileUseFlags } from '../model/use-flags.js';
 import { gfxOrder } from '../render/deps.js';
 import { flagLimitClauses } from '../render/context.js';
+import { packageSlot } from '../model/held.js';
 
 /**
  * "Everything my GPUs can use": the packages of one release that Portage can
@@ -156,6 +157,11 @@ export function renderPackageSets(model: StackModel, repoName: string): { path: 
     const set = packageSet(model, [t]);
     const lines = [
       `# Everything a ${t} GPU can use (AMDGPU_TARGETS="${t}", default USE).`,
+      // Members the release holds at their own version: the set names no version, so say which one it means.
+      ...set.atoms
+        .map((a) => model.byAtom.get(a)!)
+        .filter((c) => c.held)
+        .map((c) => `# at its own version: ${c.atom}-${c.version}, built against ROCm ${c.release} (SLOT="${packageSlot(c)}")`),
       ...set.excluded.map((e) => `# left out: ${e.atom}: ${e.reason}`),
       ...set.userFlags.map((u) => `# needs CPU_FLAGS_X86 set: ${u.atom} (${u.clause})`),
       ...set.atoms.map((a) => `${a}::${repoName}`),

@@ -7,6 +7,7 @@ import { buildGraph } from '../plan/graph.js';
 import { KEYWORDS } from '../lint/index.js';
 import { unknowable, type CheckContext } from './context.js';
 import { checkPhaseCode, checkValues } from './values.js';
+import { checkPinnedSources } from './pinned-sources.js';
 
 function declaredFlags(c: ResolvedComponent): Set<string> {
   const flags = new Set(Object.keys(c.spec.use ?? {}));
@@ -28,8 +29,8 @@ export async function checkRelease(model: StackModel, ctx: CheckContext, policyK
   for (const c of model.components) {
     // Overrides can remove or replace required parts: the merged result must still be whole.
     // (Without an override in this release it is the validated file plus defaults.)
-    if ((c.loaded.spec.overrides ?? []).some((o) => inRange(c.version, o.versions))) {
-      const whole = validator.validate('component.schema.json', c.loaded.source, c.spec, [], `as resolved for ${c.version}`);
+    if ((c.loaded.spec.overrides ?? []).some((o) => inRange(c.release, o.versions))) {
+      const whole = validator.validate('component.schema.json', c.loaded.source, c.spec, [], `as resolved for ${c.release}`);
       issues.push(...whole);
       if (whole.length > 0) continue;
     }
@@ -38,13 +39,13 @@ export async function checkRelease(model: StackModel, ctx: CheckContext, policyK
         issueAt(
           c,
           ['sources'],
-          `no source serves ${c.version}: every source's \`releases\` range leaves it out`,
+          `no source serves ${c.release}: every source's \`releases\` range leaves it out`,
           'widen a source\'s `releases` range (a source without one serves every release), or limit the component\'s own `releases`',
         ),
       );
       continue;
     }
-    issues.push(...checkValues(c), ...(await checkPhaseCode(c)));
+    issues.push(...checkValues(c), ...(await checkPhaseCode(c)), ...checkPinnedSources(c));
     const flags = declaredFlags(c);
     for (const [flag, f] of Object.entries(c.spec.use ?? {})) {
       if (f.description === undefined && needsLocalDescription(flag)) {
@@ -120,7 +121,7 @@ export async function checkRelease(model: StackModel, ctx: CheckContext, policyK
     }
     if (gpuMode && policyKnown && c.targets.length === 0) {
       issues.push(
-        issueAt(c, ['targets', 'supported'], `none of these targets is offered by the ${c.version} target policy`, 'check manifest/targets.yaml for this release'),
+        issueAt(c, ['targets', 'supported'], `none of these targets is offered by the ${c.release} target policy`, 'check manifest/targets.yaml for this release'),
       );
     }
     if (!gpuMode) {
@@ -161,7 +162,7 @@ export async function checkRelease(model: StackModel, ctx: CheckContext, policyK
         // keeps its older versions, still installed, from colliding.
         if (everywhere && d.blocker) return;
         if (everywhere) {
-          issues.push(issueAt(c, [...at, 'atom'], `${d.atom} is not part of the stack in ${c.version}`, 'limit this dependency to the releases that have it with `overrides`'));
+          issues.push(issueAt(c, [...at, 'atom'], `${d.atom} is not part of the stack in ${c.release}`, 'limit this dependency to the releases that have it with `overrides`'));
         } else {
           const near = closest(d.atom, [...model.byAtom.keys(), ...Object.keys(external)]);
           issues.push(

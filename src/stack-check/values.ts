@@ -3,7 +3,7 @@ import type { DefineValue } from '../manifest/types.js';
 import { PHASES } from '../manifest/types.js';
 import { checkBashValue, testEnvProblem } from '../model/bash-value.js';
 import { issueAt, type ResolvedComponent } from '../model/resolve.js';
-import { parseBash, type Node } from '../lint/bash-parser.js';
+import { parseBash, type Node } from '../ebuild/bash-parser.js';
 import { bashSyntaxAll, hasTool, type ToolFinding } from '../lint/external-tools.js';
 
 type At = (string | number)[];

@@ -36,6 +36,19 @@ export function hasActiveCharacters(text: string): boolean {
   return ACTIVE.test(text);
 }
 
+/** What JSON.stringify leaves as it is and a terminal acts on: every active character but the C0 controls, which it escapes. */
+const ACTIVE_IN_JSON = /[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * A value as JSON text that a terminal shows as written: JSON.stringify's,
+ * with the characters it leaves raw (DEL, C1 controls, line separators,
+ * bidirectional controls) written as \uXXXX escapes, which every JSON parser
+ * reads back as the same characters.
+ */
+export function terminalSafeJson(value: unknown, indent = 2): string {
+  return JSON.stringify(value, null, indent).replace(ACTIVE_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /**
  * Inline Markdown that GitHub shows as the text it came from: controls and
  * bidirectional overrides become U+FFFD, HTML is escaped, emphasis, code,

@@ -1,11 +1,13 @@
 import { printable } from './printable.js';
+import { liveTerminal, verbosity } from './terminal.js';
 
 /**
  * Progress for long work. Step texts often name things read from outside (a
  * project, a file): they go through the terminal-safe printer. On a TTY it redraws one status line on stderr; when
  * stderr is not a TTY (CI, pipes, tests) it prints one plain line per step so
- * logs stay readable and other programs can follow along. `quiet` silences it
- * (used with --json so stdout stays machine-readable and stderr calm).
+ * logs stay readable and other programs can follow along; so it does on a
+ * TTY whose TERM is "dumb". `quiet` silences it (used with --json so stdout
+ * stays machine-readable and stderr calm), and so does --quiet.
  */
 export interface Progress {
   /** A step has started or finished; `current`/`total` count steps. */
@@ -19,20 +21,21 @@ export interface Progress {
 export interface ProgressOptions {
   stream?: NodeJS.WriteStream;
   quiet?: boolean;
-  /** Force TTY behaviour on or off (tests); defaults to the stream's isTTY. */
+  /** Force TTY behaviour on or off (tests); defaults to a terminal that is not TERM=dumb. */
   tty?: boolean;
 }
 
 export function useColor(stream: NodeJS.WriteStream = process.stderr): boolean {
   if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') return false;
   if (process.env.FORCE_COLOR === '0') return false;
-  return Boolean(stream.isTTY);
+  // A dumb terminal shows escape sequences as text, colours included.
+  return liveTerminal(stream);
 }
 
 export function createProgress(options: ProgressOptions = {}): Progress {
   const stream = options.stream ?? process.stderr;
-  if (options.quiet) return { step() {}, note() {}, done() {} };
-  const tty = options.tty ?? Boolean(stream.isTTY);
+  if (options.quiet || verbosity() === 'quiet') return { step() {}, note() {}, done() {} };
+  const tty = options.tty ?? liveTerminal(stream);
   if (!tty) {
     return {
       step(current, total, text) {

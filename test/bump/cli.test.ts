@@ -14,7 +14,7 @@ function helpSection(help: string, heading: string): string[] {
 }
 
 describe('bump, manifest and lint: flags and help', function () {
-  this.timeout(60_000);
+  this.timeout(120_000);
   let small: SmallStackFixture;
   let work: string;
 
@@ -33,10 +33,22 @@ describe('bump, manifest and lint: flags and help', function () {
     assert.equal((JSON.parse(r.stdout) as { version: string }).version, '6.2.2');
   });
 
+  it("says which packages of 10.0.0 need LLVM 23, whose slot ::gentoo's profiles mask, and the setting that lifts the mask", async () => {
+    const r = await runCli(['bump', '--overlay', path.join(work, 'llvm-23'), '10.0.0', '--dry-run', '--offline', '--distdir', path.join(work, 'dist')], { home: small.home });
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.split('\n');
+    const at = lines.findIndex((l) => /^13 packages can only be built with LLVM 23 \(llvm_slot_23, masked by ::gentoo's profiles\/base\/use\.mask: LLVM 23 has no keyworded release yet\); /.test(l));
+    assert.ok(at >= 0, r.stdout);
+    assert.equal(lines[at + 1], 'To install them, add to /etc/portage/profile/package.use.mask:');
+    assert.equal(lines[at + 2], '  dev-libs/rocm-comgr -llvm_slot_23');
+    assert.equal(lines[at + 14], '  sci-libs/miopen -llvm_slot_23');
+    assert.equal(lines[at + 15], 'or -llvm_slot_23 to /etc/portage/profile/use.mask for every package.');
+  });
+
   it('says the version is missing without an unrelated note', async () => {
     const r = await runCli(['bump', '--overlay', path.join(work, 'none')], { home: small.home });
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /Missing 1 required arg:\s+version/);
+    assert.match(r.stderr, /^rocm-ebuild: missing VERSION \(ROCm release, e\.g\. 6\.2\.2\), e\.g\. rocm-ebuild bump 6\.2\.2 --overlay ~\/rocm-overlay; see rocm-ebuild bump --help\n$/);
     assert.doesNotMatch(r.stderr, /Note: |multiple values/);
   });
 

@@ -4,11 +4,11 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { copyOverlay, smallStackFixture, type SmallStackFixture } from '../helpers/bumped-overlay.js';
 import { git, runCli, tempDir, removeDir } from '../helpers/project.js';
-import { emptyCommits, head, killGroup, startCli, status } from './support.js';
+import { commitAllRecords, emptyCommits, head, killGroup, startCli, status, stopAtBranchMove, waitForFile } from './support.js';
 
 /** What a bump leaves in .git only while it runs. */
 function leftovers(overlay: string): string[] {
-  return ['rocm-ebuild.lock', 'rocm-ebuild.landing', 'index.lock'].filter((f) => existsSync(path.join(overlay, '.git', f)));
+  return ['rocm-ebuild.lock', 'rocm-ebuild.landing', 'index.lock', 'rocm-ebuild.index', 'rocm-ebuild.index.lock'].filter((f) => existsSync(path.join(overlay, '.git', f)));
 }
 
 /**
@@ -28,15 +28,6 @@ async function pauseCheckoutAtSecondEbuild(overlay: string, home: string): Promi
   await git(overlay, ['config', 'filter.pause.smudge', `sh ${script}`], home);
   await writeFile(path.join(overlay, '.git/info/attributes'), '*.ebuild filter=pause\n');
   return marker;
-}
-
-async function waitForFile(file: string, running: { done: Promise<unknown> }): Promise<void> {
-  let ended = false;
-  void running.done.then(() => (ended = true));
-  while (!existsSync(file)) {
-    if (ended) throw new Error(`the process ended before ${file} appeared`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe('bump: concurrent runs and interruptions (real processes, real signals)', function () {
@@ -98,26 +89,19 @@ describe('bump: concurrent runs and interruptions (real processes, real signals)
   });
 
   for (const kind of ['new', 'existing'] as const) {
-    it(`kill -9 right after the branch of ${kind === 'new' ? 'a new' : 'an existing'} overlay moved: the next run checks the files out instead of refusing`, async () => {
+    it(`kill -9 right after the branch of ${kind === 'new' ? 'a new' : 'an existing'} overlay moved: index and worktree already agree with it (git commit -a records nothing), and the next run ends the landing`, async () => {
       const overlay = kind === 'new' ? path.join(work, 'killed-new') : copyOverlay(small.overlay, path.join(work, 'killed-moved'));
       const version = kind === 'new' ? '6.2.2' : '6.3.0';
-      const hooks = path.join(work, `killed-${kind}-hooks`);
-      const marker = path.join(work, `killed-${kind}.moved`);
-      await mkdir(hooks);
-      // git runs this hook once a ref update is committed: the branch has moved, nothing is checked out yet.
-      await writeFile(
-        path.join(hooks, 'reference-transaction'),
-        `#!/bin/sh\n[ "$1" = committed ] || exit 0\nwhile read -r old new ref; do case "$ref" in refs/heads/*) : > '${marker}'; sleep 600;; esac; done\nexit 0\n`,
-        { mode: 0o755 },
-      );
-      const hooked = { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.hooksPath', GIT_CONFIG_VALUE_0: hooks };
+      const { env: hooked, marker } = await stopAtBranchMove(path.join(work, `killed-${kind}`));
       const killed = startCli(['bump', version, '--overlay', overlay, ...small.flags], { home: small.home, detached: true, env: hooked });
       await waitForFile(marker, killed);
       killGroup(killed);
       await killed.done;
       const tip = await head(overlay, small.home);
       assert.ok(tip, 'the branch had not moved');
-      assert.notEqual(await status(overlay, small.home), '', 'the index and worktree were expected to lag behind the branch');
+      // The window between the branch and the index is closed: nothing for a commit to record, no file staged as deleted.
+      assert.deepEqual(await commitAllRecords(overlay, small.home), []);
+      assert.equal(await status(overlay, small.home), '', 'the index and worktree lag behind the branch');
 
       const again = await runCli(['bump', version, '--overlay', overlay, ...small.flags], { home: small.home });
       assert.equal(again.code, 0, again.stderr);
@@ -160,7 +144,7 @@ describe('bump: concurrent runs and interruptions (real processes, real signals)
   });
 
   for (const mode of ['commit', 'no-commit'] as const) {
-    it(`kill -9 while the worktree is being updated (${mode === 'commit' ? 'after the branch moved' : '--no-commit'}): the next run takes over and completes`, async () => {
+    it(`kill -9 while the worktree is being updated (${mode === 'commit' ? 'before the branch moves' : '--no-commit'}): the next run takes over, undoes it and bumps`, async () => {
       const overlay = copyOverlay(small.overlay, path.join(work, `killed-${mode}`));
       const start = await head(overlay, small.home);
       const marker = await pauseCheckoutAtSecondEbuild(overlay, small.home);
@@ -170,9 +154,10 @@ describe('bump: concurrent runs and interruptions (real processes, real signals)
       killGroup(killed);
       await killed.done;
       assert.ok(existsSync(path.join(overlay, '.git/index.lock')), 'the checkout was not interrupted midway');
-      // The branch is either as it was or fully bumped, never in between.
-      const afterKill = await head(overlay, small.home);
-      if (mode === 'no-commit') assert.equal(afterKill, start);
+      // The branch moves only once the index and worktree are there.
+      assert.equal(await head(overlay, small.home), start);
+      // The user's index is untouched: nothing is staged, least of all a deletion.
+      assert.equal((await git(overlay, ['diff', '--cached', '--name-only'], small.home)).trim(), '', 'changes were staged');
 
       const again = await runCli(bumpArgs(overlay, ...extra), { home: small.home });
       assert.equal(again.code, 0, again.stderr);
@@ -181,8 +166,8 @@ describe('bump: concurrent runs and interruptions (real processes, real signals)
       assert.deepEqual(leftovers(overlay), []);
       assert.equal((await git(overlay, ['for-each-ref', 'refs/rocm-ebuild'], small.home)).trim(), '');
       if (mode === 'commit') {
-        assert.match(again.stderr, /finished updating the worktree of the bump pid \d+ left midway/);
-        assert.match(again.stdout, /already holds ROCm 6\.3\.0: nothing to do/);
+        assert.match(again.stderr, /undid the worktree update of the bump pid \d+, stopped before main moved; the overlay is as it was/);
+        assert.match(again.stdout, /3 commits on main/);
         assert.equal(await status(overlay, small.home), '');
         const files = (await git(overlay, ['ls-files'], small.home)).split('\n');
         for (const f of ['sci-libs/app/app-6.3.0.ebuild', 'sci-libs/gpulib/gpulib-6.3.0.ebuild', 'dev-libs/rocm-base/rocm-base-6.3.0.ebuild']) {

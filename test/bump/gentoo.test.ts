@@ -2,7 +2,8 @@ import { strict as assert } from 'node:assert';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { smallStackFixture, type SmallStackFixture } from '../helpers/bumped-overlay.js';
+import { IDENTITY, smallStackFixture, type SmallStackFixture } from '../helpers/bumped-overlay.js';
+import { gpgKey, type SigningKey } from '../helpers/signing-keys.js';
 import { git, removeDir, runCli, tempDir, writeTree } from '../helpers/project.js';
 
 /**
@@ -28,6 +29,8 @@ describe('bump into ::gentoo itself', function () {
   this.timeout(120_000);
   let small: SmallStackFixture;
   let work: string;
+  /** ::gentoo's layout.conf requires signed commits: a developer's key (commit.gpgSign off: the repository asks). */
+  let key: SigningKey;
 
   async function gentooCheckout(name: string, functions: string[]): Promise<{ dir: string; start: string }> {
     const dir = path.join(work, name);
@@ -47,13 +50,19 @@ describe('bump into ::gentoo itself', function () {
   before(async () => {
     small = await smallStackFixture();
     work = await tempDir('rocm-ebuild-gentoo-');
+    key = await gpgKey(path.join(work, 'key'), small.home, IDENTITY, { gpgSign: false });
   });
-  after(() => removeDir(work));
+  after(async () => {
+    await key.stop();
+    await removeDir(work);
+  });
 
   it('keeps the maintainer setting in git config, only extends amdgpu_targets.desc, and keeps an eclass that has every name the ebuilds use', async () => {
     const { dir, start } = await gentooCheckout('compatible', ['get_amdgpu_flags', 'check_amdgpu', 'rocm_use_hipcc', 'rocm_use_clang']);
-    const r = await runCli(['bump', '6.2.2', '--overlay', dir, ...small.flags, '--maintainer', 'gentoo'], { home: small.home });
+    const r = await runCli(['bump', '6.2.2', '--overlay', dir, ...small.flags, '--maintainer', 'gentoo'], { home: small.home, env: key.env });
     assert.equal(r.code, 0, r.stderr);
+    // layout.conf says sign-commits = true, as ::gentoo's does: every commit is signed with the developer's key.
+    assert.match(r.stdout, new RegExp(`^commits: signed with openpgp key ${key.fingerprint} .*\\(metadata/layout\\.conf says sign-commits = true\\)$`, 'm'));
     const touched = await files(dir, start);
     assert.ok(!touched.includes('metadata/rocm-ebuild.conf'), touched.join(' '));
     assert.ok(!existsSync(path.join(dir, 'metadata/rocm-ebuild.conf')));
@@ -66,31 +75,31 @@ describe('bump into ::gentoo itself', function () {
     assert.equal(lines.indexOf('gfx906') + 1, lines.indexOf('gfx908'), 'gfx908 is not placed after gfx906');
     const subjects = (await git(dir, ['log', '--format=%s', `${start}..HEAD`], small.home)).trim().split('\n');
     assert.ok(subjects.some((s) => /^profiles\/desc: add /.test(s)), subjects.join('\n'));
-    const check = await runCli(['pr', 'check', '--overlay', dir, '--range', start, '--no-pkgcheck', '--json', '--manifest', small.flags[1]!], { home: small.home });
+    const check = await runCli(['pr', 'check', '--overlay', dir, '--range', start, '--no-pkgcheck', '--json', '--manifest', small.flags[1]!], { home: small.home, env: key.env });
     const keywords = (JSON.parse(check.stdout) as { results: { keyword: string }[] }).results.map((x) => x.keyword);
     assert.ok(!keywords.includes('NotGentooFile') && !keywords.includes('EclassChange'), keywords.join(' '));
     // The setting is read back from git config: a contradicting --maintainer is refused.
-    const again = await runCli(['bump', '6.3.0', 'gpulib', '--overlay', dir, ...small.flags, '--maintainer', 'Ada Tester <ada@example.org>', '--dry-run'], { home: small.home });
+    const again = await runCli(['bump', '6.3.0', 'gpulib', '--overlay', dir, ...small.flags, '--maintainer', 'Ada Tester <ada@example.org>', '--dry-run'], { home: small.home, env: key.env });
     assert.equal(again.code, 2, again.stderr);
     assert.match(again.stderr, /git config rocm-ebuild\.maintainer sets the maintainer to gentoo/);
   });
 
   it('an eclass lacking names the ebuilds use is updated in its own first commit, which pr check and the PR body call out', async () => {
     const { dir, start } = await gentooCheckout('older', ['get_amdgpu_flags', 'check_amdgpu', 'rocm_use_clang']);
-    const r = await runCli(['bump', '6.2.2', '--overlay', dir, ...small.flags], { home: small.home });
+    const r = await runCli(['bump', '6.2.2', '--overlay', dir, ...small.flags], { home: small.home, env: key.env });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr.replace(/\s*›\s*/g, ' '), /::gentoo's eclass\/rocm\.eclass lacks rocm_use_hipcc, which these ebuilds use/);
     const subjects = (await git(dir, ['log', '--reverse', '--format=%s', `${start}..HEAD`], small.home)).trim().split('\n');
     assert.equal(subjects[0], 'rocm.eclass: add rocm_use_hipcc');
     const first = (await git(dir, ['rev-list', '--reverse', `${start}..HEAD`], small.home)).split('\n')[0]!;
     assert.deepEqual((await git(dir, ['show', '--name-only', '--format=', first], small.home)).trim().split('\n'), ['eclass/rocm.eclass']);
-    const check = await runCli(['pr', 'check', '--overlay', dir, '--range', start, '--no-pkgcheck', '--json', '--manifest', small.flags[1]!], { home: small.home });
+    const check = await runCli(['pr', 'check', '--overlay', dir, '--range', start, '--no-pkgcheck', '--json', '--manifest', small.flags[1]!], { home: small.home, env: key.env });
     const results = (JSON.parse(check.stdout) as { results: { keyword: string; level: string; message: string }[] }).results;
     const eclass = results.filter((x) => x.keyword === 'EclassChange');
     assert.equal(eclass.length, 1);
     assert.equal(eclass[0]!.level, 'warning');
     assert.match(eclass[0]!.message, /gentoo-dev mailing list/);
-    const body = await runCli(['pr', 'body', '--overlay', dir, '--range', start, '--no-pkgcheck', '--manifest', small.flags[1]!], { home: small.home });
+    const body = await runCli(['pr', 'body', '--overlay', dir, '--range', start, '--no-pkgcheck', '--manifest', small.flags[1]!], { home: small.home, env: key.env });
     assert.match(body.stdout, /^\*\*Eclass change:\*\* `rocm\.eclass` is changed \(rocm\.eclass: add rocm\\_use\\_hipcc\)\. It affects every ebuild in ::gentoo/m);
   });
 
@@ -99,13 +108,13 @@ describe('bump into ::gentoo itself', function () {
     await writeTree(dir, { 'metadata/rocm-ebuild.conf': 'maintainer = gentoo\n', 'NOTES.txt': 'x\n', 'metadata/mine.conf': 'x\n', 'profiles/package.mask/rocm': '' });
     await git(dir, ['add', '-A'], small.home);
     await git(dir, ['commit', '-q', '-s', '-m', 'metadata, profiles: private files'], small.home);
-    const check = await runCli(['pr', 'check', '--overlay', dir, '--range', start, '--no-pkgcheck', '--json'], { home: small.home });
+    const check = await runCli(['pr', 'check', '--overlay', dir, '--range', start, '--no-pkgcheck', '--json'], { home: small.home, env: key.env });
     assert.equal(check.code, 6, check.stderr);
     const found = (JSON.parse(check.stdout) as { results: { keyword: string; file?: string }[] }).results.filter((x) => x.keyword === 'NotGentooFile').map((x) => x.file).sort();
     assert.deepEqual(found, ['NOTES.txt', 'metadata/mine.conf', 'metadata/rocm-ebuild.conf']);
     await writeFile(path.join(dir, 'profiles/repo_name'), 'my-overlay\n');
     await git(dir, ['commit', '-q', '-s', '-a', '-m', 'profiles: not ::gentoo any more'], small.home);
-    const overlay = await runCli(['pr', 'check', '--overlay', dir, '--range', start, '--no-pkgcheck', '--json'], { home: small.home });
+    const overlay = await runCli(['pr', 'check', '--overlay', dir, '--range', start, '--no-pkgcheck', '--json'], { home: small.home, env: key.env });
     assert.ok(!(JSON.parse(overlay.stdout) as { results: { keyword: string }[] }).results.some((x) => x.keyword === 'NotGentooFile'), 'an overlay is not ::gentoo');
   });
 });

@@ -129,7 +129,7 @@ describe('bump: identity, time, branch, maintainer and a quiet stderr', function
       assert.equal(other.code, 2, other.stderr);
       assert.match(other.stderr, /metadata\/rocm-ebuild\.conf sets the maintainer to Ada Tester <ada@example\.org>; change it there/);
       // qa@localhost: metadata.xsd wants a dot in the domain (pkgcheck's PkgInvalidXml on every package).
-      for (const bad of ['nobody', 'Eve <eve@example.org>\n<x/>', 'Mallory <m@example.org> & co', 'QA <qa@localhost>', 'QA <qa@.example.org>']) {
+      for (const bad of ['nobody', 'Eve <eve@example.org>\n<x/>', 'Mallory <m@example.org> & co', 'QA <qa@localhost>', 'QA <qa@.example.org>', 'Ada \u202erekcaH <ada@example.org>', 'Ada\u2028Tester <ada@example.org>']) {
         const r = await newOverlay('never-created', { extra: ['--maintainer', bad] });
         assert.equal(r.code, 2, `${bad}: ${r.stderr}`);
         assert.match(r.stderr, /--maintainer must be "gentoo" \(the stack's maintainers, for ::gentoo\) or "Name <email>"/);

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmod, lstat, readdir, readFile, readlink } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { chmod, cp, lstat, mkdir, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { bin, git, gitEnv, root, type CliResult } from '../helpers/project.js';
 
@@ -70,6 +71,53 @@ export function killGroup(r: Running): void {
     process.kill(-r.pid, 'SIGKILL');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+  }
+}
+
+/**
+ * git configuration (as environment variables, for the CLI) whose
+ * reference-transaction hook stops git the moment a branch has moved
+ * (`committed`, refs/heads/*): `marker` appears, and git sleeps until the
+ * test kills it. `base` names the hook directory and the marker.
+ */
+export async function stopAtBranchMove(base: string): Promise<{ env: NodeJS.ProcessEnv; marker: string }> {
+  const hooks = `${base}-hooks`;
+  const marker = `${base}.moved`;
+  await mkdir(hooks);
+  await writeFile(
+    path.join(hooks, 'reference-transaction'),
+    `#!/bin/sh\n[ "$1" = committed ] || exit 0\nwhile read -r old new ref; do case "$ref" in refs/heads/*) : > '${marker}'; sleep 600;; esac; done\nexit 0\n`,
+    { mode: 0o755 },
+  );
+  return { env: { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.hooksPath', GIT_CONFIG_VALUE_0: hooks }, marker };
+}
+
+/** Resolves once `file` exists; rejects if `running` ends first. */
+export async function waitForFile(file: string, running: { done: Promise<unknown> }): Promise<void> {
+  let ended = false;
+  void running.done.then(() => (ended = true));
+  while (!existsSync(file)) {
+    if (ended) throw new Error(`the process ended before ${file} appeared`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * What `git commit -a` would record in `overlay` as it is ("M path", "D path";
+ * none when there is nothing to commit), asked of a copy so the overlay stays
+ * as a kill left it.
+ */
+export async function commitAllRecords(overlay: string, home: string): Promise<string[]> {
+  const probe = `${overlay}.commit-a`;
+  await cp(overlay, probe, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+  try {
+    const before = (await git(probe, ['rev-parse', 'HEAD'], home)).trim();
+    // --allow-empty: the commit is made either way, and what it records is its diff.
+    await git(probe, ['commit', '-q', '-a', '--allow-empty', '--no-verify', '-m', 'a commit made by hand'], home);
+    const after = (await git(probe, ['rev-parse', 'HEAD'], home)).trim();
+    return (await git(probe, ['diff', '--name-status', '--no-renames', before, after], home)).trim().split('\n').filter(Boolean);
+  } finally {
+    await rm(probe, { recursive: true, force: true });
   }
 }
 

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { copyOverlay, IDENTITY } from '../helpers/bumped-overlay.js';
-import { git, gitHome, removeDir, runCli, tempDir } from '../helpers/project.js';
+import { git, gitHome, removeDir, root, runCli, tempDir } from '../helpers/project.js';
 import { synthesizeDistfiles, type PlanJson } from '../helpers/stack-distfiles.js';
 
 /**
@@ -47,7 +47,8 @@ describe('bump 10.0.0 --drop-old on an overlay holding 7.2.4 (legacy stream to T
 
   it('moves every package of 10.0.0 in one commit each, in build order, and removes the one that left', async () => {
     assert.equal(result.code, 0, result.stderr);
-    const moves = plan.packages.map((p) => `${p.atom}: add 10.0.0, drop 7.2.4`);
+    // Those 10.0.0 holds at their own version, 7.2.4, get this release's revision of it, which supersedes 7.2.4's.
+    const moves = plan.packages.map((p) => (p.version === '7.2.4' ? `${p.atom}: add 7.2.4-r1` : `${p.atom}: add 10.0.0, drop 7.2.4`));
     assert.deepEqual(await subjects(`${start}..HEAD`), [
       'profiles/desc: amdgpu_targets.desc for ROCm 10.0.0',
       ...moves,
@@ -65,13 +66,16 @@ describe('bump 10.0.0 --drop-old on an overlay holding 7.2.4 (legacy stream to T
     assert.equal((await git(overlay, ['status', '--porcelain', '--untracked-files=all'], home)).trim(), '');
   });
 
-  it('fetches from the therock-10.0 tag archives, the commits TheRock pins, or the last legacy tag, with LLVM 23', async () => {
+  it('fetches the commits TheRock pins, or the held packages\' own release tag, with LLVM 23', async () => {
+    const pins = Object.values((await import('../../src/stack-check/index.js').then((m) => m.loadManifest(path.join(root, 'manifest', 'stack.yaml')))).stack.releases['10.0.0']!.pins!);
     for (const p of plan.packages) {
       const pn = p.atom.split('/')[1]!;
-      const ebuild = await readFile(path.join(overlay, p.atom, `${pn}-10.0.0.ebuild`), 'utf8');
-      const main = /^SRC_URI="\s*(https:\/\/\S+\/archive\/(?:\$\(ver_cut 1-2\)|\S)+)/m.exec(ebuild)?.[1];
+      const ebuild = await readFile(path.join(overlay, p.atom, `${pn}-${p.version === '7.2.4' ? '7.2.4-r1' : '10.0.0'}.ebuild`), 'utf8');
+      const main = /^SRC_URI="\s*(https:\/\/\S+\/archive\/\S+)/m.exec(ebuild)?.[1];
       assert.ok(main, p.atom);
-      assert.match(main, /\/archive\/(therock-\$\(ver_cut 1-2\)|[0-9a-f]{40}|rocm-7\.2\.4)\.tar\.gz$/, `${p.atom}: ${main}`);
+      assert.match(main, /\/archive\/(\$\{[A-Z_]+_COMMIT\}|rocm-\$\{PV\})\.tar\.gz$/, `${p.atom}: ${main}`);
+      const commit = /^[A-Z_]+_COMMIT="([0-9a-f]{40})"$/m.exec(ebuild)?.[1];
+      if (commit !== undefined) assert.ok(pins.includes(commit), `${p.atom}: ${commit}`);
       const compat = /^LLVM_COMPAT=\( (.*) \)$/m.exec(ebuild)?.[1];
       if (compat !== undefined) assert.equal(compat, '23', p.atom);
     }
@@ -106,6 +110,69 @@ describe('bump 10.0.0 --drop-old on an overlay holding 7.2.4 (legacy stream to T
     const r = await runCli(['pr', 'body', '-o', keeping, '-r', `${start}..HEAD`, '--no-pkgcheck'], { home, cwd: work });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^- Not part of ROCm 10\.0\.0 any more, kept here at their old versions \(no package of 10\.0\.0 depends on them\): `dev-libs\/roct-thunk-interface` 7\.2\.4\.$/m);
+  });
+
+  it('holds the seven packages TheRock does not build at 7.2.4: no downgrade, their 10.0 revision supersedes 7.2.4, built against the 10.0 libraries', async () => {
+    const held = plan.packages.filter((p) => p.version === '7.2.4').map((p) => p.atom).sort();
+    assert.deepEqual(held, [
+      'dev-python/rocpydecode',
+      'dev-util/rocm-validation-suite',
+      'sci-libs/MIVisionX',
+      'sci-libs/hipfort',
+      'sci-libs/migraphx',
+      'sci-libs/rocAL',
+      'sci-libs/rpp',
+    ]);
+    for (const atom of held) {
+      const pn = atom.split('/')[1]!;
+      // One ebuild: 7.2.4's is dropped with its release, nothing at 10.0.0, no second ebuild of the slot.
+      assert.deepEqual((await readdir(path.join(overlay, atom))).filter((f) => f.endsWith('.ebuild')), [`${pn}-7.2.4-r1.ebuild`], atom);
+      const ebuild = await readFile(path.join(overlay, atom, `${pn}-7.2.4-r1.ebuild`), 'utf8');
+      assert.match(ebuild, /^SLOT="0\/10\.0"$/m, atom);
+      assert.match(ebuild.replace(/\n# (?!ROCm 10)/g, ' '), new RegExp(`\\n# ROCm 10\\.0\\.0 holds ${pn} at 7\\.2\\.4, its own version; TheRock does not build`), atom);
+      if (/^ROCM_VERSION=/m.test(ebuild)) assert.match(ebuild, /^ROCM_VERSION=10\.0\.0$/m, atom);
+      const message = await git(overlay, ['log', '-1', '--format=%B', '--', `${atom}/${pn}-7.2.4-r1.ebuild`], home);
+      assert.match(message.replace(/\n/g, ' '), new RegExp(`ROCm 10\\.0\\.0 holds ${atom.replace('/', '\\/')} at 7\\.2\\.4, its own version: TheRock does not build`), atom);
+      assert.match(message.replace(/\s+/g, ' '), /7\.2\.4 is dropped, superseded by it/, atom);
+    }
+    // Its dependencies are the 10.0 libraries: the stack's :${SLOT}, which the sub-slot makes 0/10.0.
+    const migraphx = await readFile(path.join(overlay, 'sci-libs/migraphx/migraphx-7.2.4-r1.ebuild'), 'utf8');
+    assert.match(migraphx, /^\tsci-libs\/rocBLAS:\$\{SLOT\}\[\$\{ROCM_USEDEP\}\]$/m);
+    assert.match(migraphx, /^SRC_URI="\n\thttps:\/\/github\.com\/ROCm\/AMDMIGraphX\/archive\/rocm-\$\{PV\}\.tar\.gz -> \$\{P\}\.tar\.gz\n"$/m);
+    const rocblas = await readFile(path.join(overlay, 'sci-libs/rocBLAS/rocBLAS-10.0.0.ebuild'), 'utf8');
+    assert.match(rocblas, /^SLOT="0\/\$\(ver_cut 1-2\)"$/m);
+    // The package sets say which version they mean.
+    const set = await readFile(path.join(overlay, 'metadata/sets/rocm-gfx1100'), 'utf8');
+    assert.match(set, /^# at its own version: sci-libs\/migraphx-7\.2\.4, built against ROCm 10\.0\.0 \(SLOT="0\/10\.0"\)$/m);
+    // The pull request names them, with why, and gives them the release's evidence.
+    const r = await runCli(['pr', 'body', '-o', overlay, '-r', `${start}..HEAD`, '--no-pkgcheck', '--json'], { home, cwd: work });
+    assert.equal(r.code, 0, r.stderr);
+    const body = JSON.parse(r.stdout) as { body: string; data: { notes: { release: { held: { atom: string; versions: string[]; slot: string }[]; evidence: { atom: string; version: string; text: string }[] } } } };
+    assert.deepEqual(body.data.notes.release.held.map((h) => `${h.atom} ${h.versions.join(',')} ${h.slot}`).sort(), held.map((a) => `${a} 7.2.4-r1 0/10.0`));
+    assert.match(body.body, /^- At their own version \(7\): ROCm 10\.0\.0 holds these packages at upstream's last release, built against its libraries with the release's sub-slot \(`SLOT="0\/10\.0"`\): /m);
+    assert.match(body.data.notes.release.evidence.find((e) => e.atom === 'sci-libs/migraphx')!.text, /^none/);
+    // Where sources moved: to the archives of the pinned commits, each package's record naming its commit.
+    assert.match(body.body, /^- Sources: 21 packages moved from [^\n]* to ROCm\/rocm-libraries commit archives: /m);
+    assert.match(body.data.notes.release.evidence.find((e) => e.atom === 'sci-libs/rocBLAS')!.text, /: ROCm\/rocm-libraries 8d1ae90eff7d projects\/rocblas, fetched by that commit$/);
+    // lint judges each ebuild against its release: 7.2.4-r1 is 10.0.0's (its SLOT says so), not 7.2.4's.
+    const lint = await runCli(['lint', '--overlay', overlay, '--no-shellcheck'], { home, cwd: work });
+    assert.equal(lint.code, 0, lint.stdout + lint.stderr);
+    assert.match(lint.stdout, /^48 ebuilds checked: 0 errors\/warnings/m);
+    assert.doesNotMatch(lint.stdout, /evidence of ROCm 7\.2\.4/);
+  });
+
+  it('without --drop-old the held packages keep 7.2.4 for the 7.2.4 stack beside 10.0.0\'s revision, in another sub-slot', async () => {
+    // (`keeping` was bumped by the test before this one.)
+    const pn = 'migraphx';
+    assert.deepEqual((await readdir(path.join(keeping, 'sci-libs', pn))).filter((f) => f.endsWith('.ebuild')).sort(), [`${pn}-7.2.4-r1.ebuild`, `${pn}-7.2.4.ebuild`]);
+    assert.match(await readFile(path.join(keeping, 'sci-libs', pn, `${pn}-7.2.4.ebuild`), 'utf8'), /^SLOT="0\/\$\(ver_cut 1-2\)"$/m);
+    assert.match(await readFile(path.join(keeping, 'sci-libs', pn, `${pn}-7.2.4-r1.ebuild`), 'utf8'), /^SLOT="0\/10\.0"$/m);
+    const message = await git(keeping, ['log', '-1', '--format=%B', '--', `sci-libs/${pn}/${pn}-7.2.4-r1.ebuild`], home);
+    assert.match(message.split('\n')[0]!, /^sci-libs\/migraphx: add 7\.2\.4-r1$/);
+    assert.match(message.replace(/\s+/g, ' '), /7\.2\.4 stays, for the release it was written for/);
+    const again = await bump(['10.0.0'], keeping);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /already holds ROCm 10\.0\.0: nothing to do/);
   });
 
   it('changes nothing when run again', async () => {

@@ -97,7 +97,7 @@ describe('test: containers with real podman', function () {
     const out = JSON.parse(r.stdout) as { reports: TestReport[]; commands: string[] };
     assert.deepEqual(out.reports.map((x) => [x.gfx, x.result]), [['gfx90a', 'passed'], ['gfx1100', 'passed']]);
     // Only this GPU's nodes and groups: gfx90a is renderD128 (group 110), gfx1100 renderD136 (group 44).
-    assert.match(out.commands[0]!, /--device=\S+\/dev\/kfd:\/dev\/kfd --device=\S+\/dev\/dri\/renderD128:\/dev\/dri\/renderD128 --group-add=110 --security-opt=seccomp=unconfined /);
+    assert.match(out.commands[0]!, /--device=\S+\/dev\/kfd:\/dev\/kfd --device=\S+\/dev\/dri\/renderD128:\/dev\/dri\/renderD128 --group-add=110 --cap-add=SYS_NICE /);
     assert.match(out.commands[1]!, /--device=\S+\/dev\/dri\/renderD136:\/dev\/dri\/renderD136 --group-add=110 --group-add=44 /);
     for (const c of out.commands) {
       assert.doesNotMatch(c, /--privileged/);

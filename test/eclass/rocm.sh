@@ -72,10 +72,7 @@ test_globals() {
 
 test_globals 6.2.2 6.2 "${IUSE_60_63}"
 test_globals 6.0.0 6.0 "${IUSE_60_63}"
-# ::gentoo sent two-part versions to the wrong branch
-test_globals 6.3 6.3 "${IUSE_60_63}"
 test_globals 6.3.3 6.3 "${IUSE_60_63}"
-test_globals 6.4 6.4.0-6.4.2 "${IUSE_640_642}"
 test_globals 6.4.2 6.4.0-6.4.2 "${IUSE_640_642}"
 test_globals 6.4.3 6.4.3+ "${IUSE_643}"
 test_globals 6.4.10 6.4.3+ "${IUSE_643}"
@@ -83,12 +80,24 @@ test_globals 7.0.2 7.0-7.2 "${IUSE_70}"
 test_globals 7.2.4 7.0-7.2 "${IUSE_70}"
 test_globals 5.7.1 5.7 "${IUSE_57}"
 test_globals 6.2.2_rc1 6.2 "${IUSE_60_63}"
-test_globals 06.02 6.2 "${IUSE_60_63}"
-test_globals 9999 10.0+ "${IUSE_10}"
-test_globals 7.14 7.9-7.14 "${IUSE_79}"
+test_globals 6.2.02 6.2 "${IUSE_60_63}"
 test_globals 7.9.0 7.9-7.14 "${IUSE_79}"
 test_globals 10.0.0 10.0+ "${IUSE_10}"
 test_globals 10.1.2 10.0+ "${IUSE_10}"
+# X.Y is a release line, as ::gentoo reads "6.1" (sci-ml/caffe2) as
+# every 6.x release: the series of X.Y.0 and those continuing it without
+# a gap, with the defaults of the last
+test_globals 6.1 "6.1 6.2 6.3 6.4.0-6.4.2 6.4.3+" "${IUSE_643}"
+test_globals 6.0 "6.0 6.1 6.2 6.3 6.4.0-6.4.2 6.4.3+" "${IUSE_643}"
+test_globals 06.03 "6.3 6.4.0-6.4.2 6.4.3+" "${IUSE_643}"
+test_globals 6.4 "6.4.0-6.4.2 6.4.3+" "${IUSE_643}"
+test_globals 6.4_rc1 "6.4.0-6.4.2 6.4.3+" "${IUSE_643}"
+test_globals 7.0 7.0-7.2 "${IUSE_70}"
+test_globals 7.2 7.0-7.2 "${IUSE_70}"
+test_globals 5.7 5.7 "${IUSE_57}"
+test_globals 7.14 7.9-7.14 "${IUSE_79}"
+# live ebuilds: the line of the live series, ::gentoo's 7.x lists
+test_globals 9999 7.0-7.2 "${IUSE_70}"
 # outside the known series of a known major
 test_globals 6.5 6.4.3+ "${IUSE_643}" newer
 test_globals 6.10.1 6.4.3+ "${IUSE_643}" newer
@@ -313,12 +322,27 @@ tbegin "get_amdgpu_flags with ROCM_SKIP_GLOBALS and the ebuild's own IUSE"
 )
 tend ${?}
 
-two_separators() {
+tbegin "get_amdgpu_flags prints enabled targets of the ebuild's IUSE the table does not know, last"
+(
+	ROCM_SKIP_GLOBALS=1
+	inherit rocm
+	IUSE="amdgpu_targets_gfx1300 +amdgpu_targets_gfx1030 amdgpu_targets_gfx90a amdgpu_targets_gfx1299"
+	USE="amdgpu_targets_gfx1030 amdgpu_targets_gfx1300 amdgpu_targets_gfx90a"
+	expect "output" "$(get_amdgpu_flags)" "gfx90a;gfx1030;gfx1300;"
+)
+tend ${?}
+
+# ::gentoo's get_amdgpu_flags ignores its arguments: more than a
+# separator is a QA notice, never a die.
+tbegin "get_amdgpu_flags with two arguments uses the first, with a QA notice"
+(
 	ROCM_VERSION=6.2.2
 	inherit rocm
-	get_amdgpu_flags , ";"
-}
-test_dies "get_amdgpu_flags with two arguments" "Usage: get_amdgpu_flags [separator]" two_separators
+	USE="${MANY}"
+	expect "output" "$(get_amdgpu_flags , ";" 2>/dev/null)" "gfx906,gfx90a,gfx1100" &&
+	expect "QA notice" "$(grep '^eqawarn:' "${STUB_LOG}")" "eqawarn: get_amdgpu_flags: takes at most a separator; ignoring: ;"
+)
+tend ${?}
 
 # == compilers ==
 
@@ -366,11 +390,11 @@ fake_llvm "${ROOT_LLVM}" 18
 fake_llvm "${ROOT_LLVM}" 19
 ROCM_FLAGS="--rocm-path=/usr --rocm-device-lib-path=/usr/lib/amdgcn/bitcode"
 
-tbegin "rocm_use_clang with LLVM_SLOT from llvm-r2"
+tbegin "rocm_use_clang with LLVM_SLOT from llvm-r2 where hip is not installed"
 (
 	ROCM_VERSION=6.3.0
 	inherit rocm
-	hipconfig() { tdiag "hipconfig must not be called"; return 1; }
+	[[ -z $(type -t hipconfig) ]] || { tdiag "hipconfig is installed here"; exit 1; }
 	BROOT=${ROOT_LLVM} LLVM_SLOT=19
 	rocm_use_clang
 	bin=${ROOT_LLVM}/usr/lib/llvm/19/bin
@@ -384,6 +408,23 @@ tbegin "rocm_use_clang with LLVM_SLOT from llvm-r2"
 	expect "exported" "$(declare -p CC CXX HIPCXX HIPFLAGS ROCM_PATH HIP_DEVICE_LIB_PATH | cut -d' ' -f2 | tr '\n' ' ')" "-x -x -x -x -x -x " || fail=1
 	grep -qx strip-unsupported-flags "${STUB_LOG}" || { tdiag "strip-unsupported-flags not called"; fail=1; }
 	exit "${fail}"
+)
+tend ${?}
+
+# As ::gentoo's eclass: hip's clang, whatever LLVM slot the consumer's
+# llvm-r2 picked.
+tbegin "rocm_use_clang prefers hip's clang to LLVM_SLOT's"
+(
+	ROCM_VERSION=6.3
+	inherit rocm
+	hipconfig() {
+		[[ ${1} == --hipclangpath ]] || return 1
+		echo "${ROOT_LLVM}/usr/lib/llvm/18/bin"
+	}
+	BROOT=${ROOT_LLVM} LLVM_SLOT=19
+	rocm_use_clang
+	expect "CC" "${CC}" "${ROOT_LLVM}/usr/lib/llvm/18/bin/${CHOST}-clang" &&
+	expect "CXX" "${CXX}" "${ROOT_LLVM}/usr/lib/llvm/18/bin/${CHOST}-clang++"
 )
 tend ${?}
 
@@ -413,6 +454,16 @@ clang_without_hipconfig() {
 	rocm_use_clang
 }
 test_dies "rocm_use_clang when hipconfig fails" "'hipconfig --hipclangpath' failed; add dev-util/hip to BDEPEND" clang_without_hipconfig
+
+# An installed hip that fails is not bypassed for LLVM_SLOT.
+clang_broken_hipconfig() {
+	ROCM_VERSION=6.2.2
+	inherit rocm
+	hipconfig() { return 1; }
+	BROOT=${ROOT_LLVM} LLVM_SLOT=19
+	rocm_use_clang
+}
+test_dies "rocm_use_clang when hipconfig fails and LLVM_SLOT is set" "'hipconfig --hipclangpath' failed" clang_broken_hipconfig
 
 clang_missing() {
 	ROCM_VERSION=6.2.2

@@ -4,7 +4,7 @@ import { cpSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } 
 import path from 'node:path';
 import { cdiSpec } from '../../src/gpu/cdi.js';
 import { deviceTablePath, loadDeviceTable } from '../../src/gpu/devices.js';
-import { gfxName } from '../../src/gpu/gfx.js';
+import { gfxName, gfxTargetVersion } from '../../src/gpu/gfx.js';
 import { formatGpuTable, listGpus, targetVerdict } from '../../src/gpu/list.js';
 import { parseProperties, pciAddress, readTopology, rootsFromEnv } from '../../src/gpu/topology.js';
 import { loadTargetTable } from '../../src/eclass/table.js';
@@ -47,7 +47,11 @@ describe('gpu: gfx decoding', () => {
 
   it('round-trips every target of targets.yaml', async () => {
     const table = await loadTargetTable(defaultTargetsPath);
-    for (const t of table.targets) assert.equal(gfxName(t.gfxTargetVersion), t.name);
+    for (const t of table.targets) {
+      assert.equal(gfxName(t.gfxTargetVersion), t.name);
+      assert.equal(gfxTargetVersion(t.name), t.gfxTargetVersion, `${t.name}: the KFD version a CI job's host looks for`);
+    }
+    assert.equal(gfxTargetVersion('not-a-gfx'), undefined);
   });
 
   it('reads PCI addresses and property files as KFD writes them', () => {

@@ -116,7 +116,7 @@ defaults:
     - { type: person, email: dev@example.org, name: A Developer }
 releases:
   "6.2.2": { llvm_slot: 18 }
-  "6.3.0": { llvm_slot: 19, stream: legacy, tag: "rocm-\${PV}" }
+  "6.3.0": { llvm_slot: 19, stream: legacy, tag: "rocm-\${PV}", pins: { ROCm/full-pinned: 0123456789abcdef0123456789abcdef01234567 } }
 python:
   compat: python3_{12..14}
   current: [python3_12, python3_13, python3_14]
@@ -340,6 +340,48 @@ tests:
   gpu: false
   env: { PYTEST_ADDOPTS: -m unit }
   skip: ["tests/test_a.py::test_b", "a|b"]
+`,
+  'components/fullpin.yaml': `name: fullpin
+atom: sci-libs/fullpin
+description: A library built from two monorepo directories at a pinned commit
+homepage: https://github.com/ROCm/full-pinned/tree/develop/projects/fullpin
+license: MIT
+releases: { from: "6.3.0" }
+version: "6.2.2"
+sources:
+  - pinned: ROCm/full-pinned
+    distfile: full-pinned-\${PV}.tar.gz
+    subdir: projects/fullpin
+    extract: [projects/fullpin, shared/common]
+  - pinned: ROCm/full-other
+    commit: 89abcdef0123456789abcdef0123456789abcdef
+    distfile: full-other-\${PV}.tar.gz
+build: none
+evidence:
+  - releases: ["6.3.0"]
+    kind: pin
+    source: ROCm/TheRock therock-6.3 fedcba9876543210fedcba9876543210fedcba98
+    facts: [sources]
+    pin: { repo: ROCm/full-pinned, commit: 0123456789abcdef0123456789abcdef01234567, path: projects/fullpin, fetch: commit }
+`,
+  'components/fulltag.yaml': `name: fulltag
+atom: sci-libs/fulltag
+description: A library fetched by a tag seen at the commit TheRock pins
+homepage: https://github.com/ROCm/full-pinned/tree/develop/projects/fulltag
+license: MIT
+releases: { from: "6.3.0" }
+sources:
+  - github: ROCm/full-pinned
+    tag: therock-6.3
+    distfile: full-pinned-tag-\${PV}.tar.gz
+    subdir: projects/fulltag
+build: none
+evidence:
+  - releases: ["6.3.0"]
+    kind: pin
+    source: ROCm/TheRock therock-6.3 fedcba9876543210fedcba9876543210fedcba98
+    facts: [sources]
+    pin: { repo: ROCm/full-pinned, commit: 0123456789abcdef0123456789abcdef01234567, path: projects/fulltag, fetch: { tag: therock-6.3 } }
 `,
   'components/fullcmd.yaml': `name: fullcmd
 atom: dev-util/fullcmd

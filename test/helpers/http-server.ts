@@ -48,6 +48,12 @@ export type Fault =
   /** Serve normally: lets a fault follow a success in the queue. */
   | { kind: 'ok' }
   /**
+   * From this request on, the route serves `body` under the same ETag and
+   * Last-Modified, Range and If-Range honoured as before: a mirror that
+   * replaced a file's content and kept its validators.
+   */
+  | { kind: 'swap'; body: Buffer }
+  /**
    * Hold the response until `count` requests are in progress at once, then
    * serve this and every later request: proves concurrency without depending
    * on timing. Gives up waiting
@@ -265,6 +271,10 @@ export class TestServer {
         return;
       case 'content':
         res.writeHead(200, { 'content-length': String(fault.body.length) }).end(fault.body);
+        return;
+      case 'swap':
+        route.body = fault.body;
+        this.serve(req, res, route, { kind: 'ok' });
         return;
       case 'gate': {
         const go = () => this.serve(req, res, route, { kind: 'ok' });

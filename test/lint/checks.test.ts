@@ -3,6 +3,7 @@ import { bashSyntax, bashSyntaxAll, shellcheckAll } from '../../src/lint/externa
 import { KEYWORDS, lintEbuild, type EbuildInput } from '../../src/lint/index.js';
 import { braceExpand } from '../../src/lint/python-compat.js';
 import { nonFreeLicenses } from '../../src/lint/checks/license.js';
+import { parseGentooMasks, GentooMasksError } from '../../src/manifest/gentoo-masks.js';
 
 /** A clean ebuild; each case below breaks exactly one thing. */
 const GOOD = `# Copyright 1999-2026 Gentoo Authors
@@ -97,6 +98,11 @@ function withPython(compat: string): string {
   );
 }
 
+/** The clean ebuild built with llvm-r2 and this LLVM_COMPAT. */
+function withLlvm(compat: string): string {
+  return swap('ROCM_VERSION=${PV}\n\ninherit cmake rocm', `LLVM_COMPAT=${compat}\nROCM_VERSION=\${PV}\n\ninherit cmake llvm-r2 rocm`);
+}
+
 async function keywords(text: string, extra: Partial<EbuildInput> = {}): Promise<string[]> {
   return (await lintEbuild(input(text, extra))).map((r) => r.keyword).sort();
 }
@@ -142,6 +148,7 @@ const CASES: [string, () => string, Partial<EbuildInput>?][] = [
   ['ParseError', () => swap('\tcmake_src_test\n}', '\tif true; then\n\tcmake_src_test\n}')],
   ['ExcessiveLineLength', () => swap('\tcmake_src_test\n', `\tcmake_src_test\n\teinfo ${'words '.repeat(20)}end\n`)],
   ['PythonCompatUpdate', () => withPython('python3_{11..13}'), { python: PYTHON }],
+  ['MaskedLlvmSlot', () => withLlvm('( 23 )')],
   ['MissingToolDep', () => swap('\trocm_use_hipcc\n', '\trocm_use_clang\n')],
   ['InheritsError', () => swap('inherit cmake rocm', 'inherit cmake foobar-r9 rocm')],
   ['GpuNeededOutsideTest', () => swap('\trocm_use_hipcc\n', '\tuse test && check_amdgpu\n\trocm_use_hipcc\n')],
@@ -191,6 +198,37 @@ describe('lint checks (one case per keyword)', () => {
 });
 
 describe('rules real pkgcheck and Portage taught us', () => {
+  it("an LLVM_COMPAT of slots ::gentoo's profiles mask is a notice naming the setting that lifts the mask", async () => {
+    const [r] = await lintEbuild(input(withLlvm('( 23 )')));
+    assert.equal(r!.level, 'info');
+    assert.equal(r!.line, 6);
+    assert.equal(
+      r!.message,
+      "LLVM_COMPAT=( 23 ) needs llvm_slot_23, which ::gentoo masks (profiles/base/use.mask): Portage refuses the package until \"sci-libs/rocPRIM -llvm_slot_23\" is in /etc/portage/profile/package.use.mask (or \"-llvm_slot_23\" in /etc/portage/profile/use.mask for every package)",
+    );
+    // One unmasked slot is enough: llvm-r2 enables the newest stable one by default.
+    assert.deepEqual(await keywords(withLlvm('( {22..23} )')), []);
+    assert.deepEqual(await keywords(withLlvm('( 22 )')), []);
+    assert.deepEqual(await keywords(withLlvm('( 23 24 )')), ['MaskedLlvmSlot']);
+    // The data decides: once ::gentoo unmasks 23, nothing is said.
+    assert.deepEqual(await keywords(withLlvm('( 23 )'), { gentooMasks: { file: 'x', llvmSlots: [] } }), []);
+    // Without llvm-r2, LLVM_COMPAT means nothing to Portage.
+    assert.deepEqual(await keywords(withLlvm('( 23 )').replace('inherit cmake llvm-r2 rocm', 'inherit cmake rocm')), []);
+  });
+
+  it('the masked-slot data is checked: each problem at file:line:column with a fix', () => {
+    assert.throws(
+      () => parseGentooMasks('llvm_slots:\n  - slot: twenty-three\n    reason: short\n', 'gentoo-masks.yaml'),
+      (err: unknown) => {
+        assert.ok(err instanceof GentooMasksError);
+        const where = err.issues.map((i) => `${i.line}:${i.column} ${i.path}`);
+        assert.ok(where.includes('2:11 $.llvm_slots[0].slot'), where.join(', '));
+        assert.match(err.message, /gentoo-masks\.yaml:2:11/);
+        return true;
+      },
+    );
+  });
+
   it("a PYTHON_COMPAT without the profile's default target fails REQUIRED_USE (the stack could not be merged)", async () => {
     assert.deepEqual(await keywords(withPython('python3_{10..12}'), { python: PYTHON }), ['PythonCompatUpdate', 'RequiredUseDefaults']);
     assert.deepEqual(await keywords(withPython('python3_{11..14}'), { python: PYTHON }), []);

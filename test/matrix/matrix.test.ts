@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv } from 'ajv';
 import { Job } from 'kubernetes-models/batch/v1/Job';
+import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import { parse, parseAllDocuments } from 'yaml';
 import { loadTargetTable } from '../../src/eclass/table.js';
 import { matrixPlan, DEFAULT_BASE_RUNNER, DEFAULT_CI_IMAGE, DEFAULT_LABEL_SCHEME, type Matrix } from '../../src/matrix/plan.js';
@@ -19,6 +20,8 @@ const update = process.env.UPDATE_GOLDEN === '1';
 const TWO = ['gfx90a', 'gfx1100'];
 /** The rocm-ebuild the generated jobs install: a git repository at a full commit id. */
 const PIN = ['--tool-git', 'https://github.com/example/rocm-ebuild.git', '--tool-commit', '0123456789abcdef0123456789abcdef01234567'];
+/** The overlay commit the Kubernetes pods fetch. */
+const OVERLAY_PIN = ['--repo', 'https://example.org/rocm-overlay.git', '--repo-commit', '89abcdef0123456789abcdef0123456789abcdef'];
 /** ROCm 6.2's six default-on targets. */
 const SIX = ['gfx906', 'gfx908', 'gfx90a', 'gfx942', 'gfx1030', 'gfx1100'];
 
@@ -48,7 +51,7 @@ describe('matrix and ci: emitted pipelines', function () {
       const runs = await Promise.all([
         runCli(['ci', 'github', '--version', '6.2.2', ...gpus, ...PIN]),
         runCli(['ci', 'gitlab', '--version', '6.2.2', ...gpus, ...PIN]),
-        runCli(['ci', 'k8s', '--version', '6.2.2', ...gpus, '--repo', 'https://example.org/rocm-overlay.git', ...PIN]),
+        runCli(['ci', 'k8s', '--version', '6.2.2', ...gpus, ...OVERLAY_PIN, ...PIN]),
       ]);
       for (const [i, engine] of ['github', 'gitlab', 'k8s'].entries()) {
         assert.equal(runs[i]!.code, 0, runs[i]!.stderr);
@@ -77,13 +80,18 @@ describe('matrix and ci: emitted pipelines', function () {
       assert.ok(validate(pipeline), errors(validate as { errors?: unknown }));
       assert.deepEqual(pipeline['test:gfx90a']!.tags, ['rocm-gfx90a']);
       assert.deepEqual(pipeline['test:gfx90a']!.needs, ['base']);
-      assert.match(out[`gitlab-${n}`]!, /# +devices = \["\/dev\/kfd", "\/dev\/dri\/renderD128"\]/);
+      assert.match(out[`gitlab-${n}`]!, /# +devices = \["\/dev\/kfd", "\/dev\/dri\/renderD<N>"\]/);
+      assert.match(out[`gitlab-${n}`]!, /# +cap_add = \["SYS_NICE"\]/);
+      assert.doesNotMatch(out[`gitlab-${n}`]!, /seccomp=unconfined/);
       assert.match(out[`gitlab-${n}`]!, /# +group_add = /);
     });
 
     it(`Kubernetes, ${n} targets: golden, and every document a valid batch/v1 Job`, () => {
       golden(`k8s-${n}gfx.yaml`, out[`k8s-${n}`]!);
-      const docs = parseAllDocuments(out[`k8s-${n}`]!).map((d) => d.toJS() as { apiVersion: string; kind: string; spec: { template: { spec: { containers: { resources: { limits?: Record<string, number> }; securityContext: Record<string, unknown> }[]; affinity?: unknown } } } });
+      const all = parseAllDocuments(out[`k8s-${n}`]!).map((d) => d.toJS() as { apiVersion: string; kind: string; spec: { template: { spec: { containers: { resources: { limits?: Record<string, number> }; securityContext: Record<string, unknown> }[]; affinity?: unknown } } } });
+      assert.deepEqual([all[0]!.apiVersion, all[0]!.kind], ['v1', 'PersistentVolumeClaim'], 'the claim the Jobs use is created first');
+      assert.doesNotThrow(() => new PersistentVolumeClaim(all[0] as unknown as ConstructorParameters<typeof PersistentVolumeClaim>[0]).validate());
+      const docs = all.slice(1);
       for (const d of docs) {
         assert.doesNotThrow(() => new Job(d as unknown as ConstructorParameters<typeof Job>[0]).validate());
         assert.deepEqual([d.apiVersion, d.kind], ['batch/v1', 'Job']);
@@ -101,7 +109,7 @@ describe('matrix and ci: emitted pipelines', function () {
   it('Kubernetes nodes can be chosen by a label the user names; a file is written whole with --output', async () => {
     const dir = await tempDir();
     try {
-      const r = await runCli(['ci', 'k8s', '--version', '6.2.2', '--gpu', 'gfx1100', '--repo', 'https://example.org/o.git', '--node-label', 'rocm.gentoo.org/gfx', '--output', 'jobs/rocm.yaml', '--json', ...PIN], { cwd: dir });
+      const r = await runCli(['ci', 'k8s', '--version', '6.2.2', '--gpu', 'gfx1100', ...OVERLAY_PIN, '--node-label', 'rocm.gentoo.org/gfx', '--output', 'jobs/rocm.yaml', '--json', ...PIN], { cwd: dir });
       assert.equal(r.code, 0, r.stderr);
       const text = readFileSync(path.join(dir, 'jobs', 'rocm.yaml'), 'utf8');
       assert.equal((JSON.parse(r.stdout) as { text: string }).text, text);
@@ -194,20 +202,26 @@ describe('ci github: the emitted test step is a command rocm-ebuild accepts', fu
   it('every matrix entry of the test job, and the base job, pass test --dry-run', async () => {
     const r = await runCli(['ci', 'github', '--version', '6.2.2', '--gpu', 'gfx90a', '--gpu', 'gfx1100', '--tool', `${process.execPath} ${path.join(root, 'bin', 'run.js')}`]);
     assert.equal(r.code, 0, r.stderr);
-    const wf = parse(r.stdout) as { jobs: { base: { steps: { run?: string; name?: string }[] }; test: { strategy: { matrix: { include: Record<string, string>[] } }; steps: { run?: string; name?: string; env?: Record<string, string> }[] } } };
-    const step = wf.jobs.test.steps.find((s) => s.name === 'rocm-ebuild test')!;
-    const baseStep = wf.jobs.base.steps.find((s) => s.run?.includes(' test '))!.run!;
+    type Step = { run?: string; name?: string; env?: Record<string, string> };
+    const wf = parse(r.stdout) as { jobs: { base: { steps: Step[] }; test: { strategy: { matrix: { include: Record<string, string>[] } }; steps: Step[] } } };
+    // The container's script is the step's ROCM_EBUILD_JOB; its last line runs rocm-ebuild (the lines before install it in a stage3).
+    const lastLine = (s: Step) => s.env!.ROCM_EBUILD_JOB!.split('\n').at(-1)!;
+    const step = wf.jobs.test.steps.find((s) => s.env?.ROCM_EBUILD_JOB !== undefined)!;
+    const baseStep = wf.jobs.base.steps.find((s) => s.env?.ROCM_EBUILD_JOB !== undefined)!;
     // GitHub puts the matrix values into the step's environment; the shell splits $ATOMS and $ARGS.
     const lines: { label: string; line: string; env: Record<string, string> }[] = wf.jobs.test.strategy.matrix.include.map((entry) => ({
       label: entry.id!,
-      line: step.run!,
+      line: lastLine(step),
       env: Object.fromEntries(Object.entries(step.env!).map(([k, v]) => [k, v.replace(/\$\{\{ matrix\.(\w+) \}\}/, (_, m: string) => entry[m] ?? '')])),
     }));
-    lines.push({ label: 'base', line: baseStep, env: {} });
+    lines.push({ label: 'base', line: lastLine(baseStep), env: {} });
     for (const { label, line, env } of lines) {
       assert.doesNotMatch(line, /\$\{\{/, 'an expression in a script');
-      const command = `${line} --tree ${path.join(work, 'overlay')}/.. --dry-run`;
-      const res = spawnSync('bash', ['-c', command], { cwd: work, env: { ...process.env, ...host.env, ...env, GITHUB_WORKSPACE: path.join(work, 'overlay'), NO_COLOR: '1' }, encoding: 'utf8' });
+      assert.match(line, / --overlay \/overlay .* --pkgdir \/rocm-ebuild\/binpkgs .* --report-dir \/rocm-ebuild\/reports$/, label);
+      // The container's /overlay and /rocm-ebuild are this test's directories.
+      const here = line.replace(' --overlay /overlay ', ` --overlay ${path.join(work, 'overlay')} `).replace(/\/rocm-ebuild\//g, `${work}/`);
+      const command = `${here} --tree ${path.join(work, 'overlay')}/.. --dry-run`;
+      const res = spawnSync('bash', ['-c', command], { cwd: work, env: { ...process.env, ...host.env, ...env, NO_COLOR: '1' }, encoding: 'utf8' });
       assert.equal(res.status, 0, `${label}: ${command}\n${res.stderr}`);
       assert.match(res.stdout.trim().split('\n').filter((l) => !l.startsWith('#')).join('\n'), /^\/bin\/sh \S+\/reports\/(gfx90a|gfx1100|no-gpu)\/setup\/run\.sh$/, label);
     }
@@ -217,7 +231,7 @@ describe('ci github: the emitted test step is a command rocm-ebuild accepts', fu
 describe('ci: values from flags and the manifest never shape the generated definitions', function () {
   this.timeout(180_000);
   const GFX = ['--version', '6.2.2', '--gpu', 'gfx90a'];
-  const REPO = ['--repo', 'https://example.org/rocm-overlay.git'];
+  const REPO = OVERLAY_PIN;
   const engines: [string, string[]][] = [
     ['github', []],
     ['gitlab', []],
@@ -281,6 +295,10 @@ describe('ci: values from flags and the manifest never shape the generated defin
       ['k8s', ['--repo', '-ccore.sshCommand=touch /tmp/pwned']],
       ['k8s', ['--repo', 'https://example.org/o.git; touch /tmp/pwned']],
       ['k8s', ['--repo', 'ext::sh -c touch% /tmp/pwned']],
+      ['k8s', ['--repo-commit', 'main']],
+      ['k8s', ['--repo-commit', '89abcdef; touch /tmp/pwned']],
+      ['k8s', ['--claim-size', '200Gi\n---\nkind: Pod']],
+      ['k8s', ['--claim-size', 'lots']],
       ['github', ['--image', '${{ secrets.GITHUB_TOKEN }}']],
       ['github', ['--image', 'docker.io/gentoo/stage3:amd64-openrc\u2028  evil: true']],
       ['github', ['--image', '--privileged']],
@@ -292,7 +310,7 @@ describe('ci: values from flags and the manifest never shape the generated defin
       ['gitlab', ['--base-runner', 'rocm cpu']],
     ];
     for (const [engine, flags] of cases) {
-      const extra = engine === 'k8s' && !flags.includes('--repo') ? REPO : [];
+      const extra = engine === 'k8s' ? (flags.includes('--repo') ? OVERLAY_PIN.slice(2) : flags.includes('--repo-commit') ? OVERLAY_PIN.slice(0, 2) : REPO) : [];
       const r = await runCli(['ci', engine, ...GFX, ...extra, ...PIN.filter((_, i) => !(flags.includes('--tool') && i < 4)), ...flags]);
       assert.equal(r.code, 2, `${engine} ${JSON.stringify(flags)}: ${r.stdout.slice(0, 300)}`);
       assert.equal(r.stdout, '', `${engine} ${JSON.stringify(flags)}`);
@@ -314,7 +332,7 @@ describe('ci: values from flags and the manifest never shape the generated defin
         for (const version of ['1.1', '1.2'] as const) {
           const docs = parseAllDocuments(r.stdout, { version });
           assert.ok(docs.every((d) => d.errors.length === 0), `${engine} YAML ${version}: ${docs.flatMap((d) => d.errors).join('; ')}`);
-          assert.equal(docs.length, engine === 'k8s' ? 6 : 1, `${engine} YAML ${version}`);
+          assert.equal(docs.length, engine === 'k8s' ? 7 : 1, `${engine} YAML ${version}`);
         }
       }
     } finally {
@@ -324,11 +342,12 @@ describe('ci: values from flags and the manifest never shape the generated defin
 
   it('what the jobs run: only the stage3 image, git after --, expressions only where the emitter puts them', async () => {
     const k8s = parseAllDocuments((await runCli(['ci', 'k8s', ...GFX, ...REPO, ...PIN])).stdout).map((d) => d.toJS() as { spec: { template: { spec: { initContainers?: { image: string; command: string[] }[]; containers: { image: string; command: string[] }[] } } } });
-    for (const d of k8s) {
+    for (const d of k8s.slice(1)) {
       const containers = [...(d.spec.template.spec.initContainers ?? []), ...d.spec.template.spec.containers];
       assert.deepEqual([...new Set(containers.map((c) => c.image))], ['docker.io/gentoo/stage3:amd64-openrc'], 'a helper image runs on the GPU nodes');
       const script = d.spec.template.spec.containers[0]!.command[2]!;
-      assert.match(script, / && git clone -q --depth=1 -- https:\/\/example\.org\/rocm-overlay\.git \/work\/overlay && /);
+      assert.match(script, / && git -C \/work\/overlay fetch -q --depth=1 -- https:\/\/example\.org\/rocm-overlay\.git 89abcdef0123456789abcdef0123456789abcdef && git -C \/work\/overlay checkout -q --detach 89abcdef0123456789abcdef0123456789abcdef -- && /);
+      assert.doesNotMatch(script, /git clone/, 'the overlay is fetched at its pinned commit, never cloned at whatever a branch says');
     }
     const gl = parse((await runCli(['ci', 'gitlab', ...GFX, ...PIN])).stdout) as Record<string, { image?: string }>;
     assert.deepEqual([...new Set(Object.values(gl).map((j) => j?.image).filter(Boolean))], ['docker.io/gentoo/stage3:amd64-openrc'], 'a job runs another image');
@@ -340,7 +359,7 @@ describe('ci: values from flags and the manifest never shape the generated defin
       else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, `${at}.${k}`);
     };
     walk(parse(gh), '$');
-    for (const p of places) assert.match(p, /^\$\.(concurrency\.group|jobs\.test\.runs-on\[3\]|jobs\.\w+\.steps\[\d+\]\.(if|env\.(ATOMS|GFX|ARGS)|with\.name))$/, `an expression at ${p}`);
+    for (const p of places) assert.match(p, /^\$\.(concurrency\.group|jobs\.test\.runs-on\[3\]|jobs\.\w+\.steps\[\d+\]\.(if|env\.(JOB_ID|ATOMS|GFX|GFX_VERSION|ARGS)|with\.name))$/, `an expression at ${p}`);
     assert.ok(!places.some((p) => p.endsWith('.run')), 'an expression inside a script');
   });
 

@@ -17,6 +17,9 @@ const MOVED = BASE_FILES['components/gpulib.yaml']!.replace(
     file: gpulib.tar.gz
     releases: { from: "6.3.0" }
 `,
+).replace(
+  'overrides:\n  - versions: { from: "6.3.0" }\n    set:\n',
+  'overrides:\n  - versions: { from: "6.3.0" }\n    set:\n      homepage: https://github.com/ROCm/rocm-libraries/tree/develop/projects/gpulib\n',
 );
 
 describe('model: source kinds and eras', function () {

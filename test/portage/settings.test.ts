@@ -72,6 +72,8 @@ describe('Portage settings: make.conf and portageq', function () {
         ['DISTDIR=/a\u0000b\n', /holds a NUL byte/],
         [`eval touch ${marker}\n`, /:1:1: expected NAME=value, export or source, not "eval touch/],
         ['source\n', /expected NAME=value, export or source/],
+        ["DISTDIR=$'\\x2ftmp'\n", /:1:9: \$'…' is bash quoting make\.conf does not have \(Portage would not read it as bash does\)/],
+        ['DISTDIR=$"/tmp"\n', /:1:9: \$"…" is bash quoting make\.conf does not have/],
       ];
       for (const [text, re] of cases) {
         const file = path.join(dir, 'hostile.conf');
@@ -96,6 +98,23 @@ describe('Portage settings: make.conf and portageq', function () {
       await symlink('/dev/null', path.join(root, 'null.conf'));
       await writeFile(path.join(root, 'to-null.conf'), 'source null.conf\n');
       assert.throws(() => readMakeConf(path.join(root, 'to-null.conf')), /is not a regular file/);
+    });
+  });
+
+  describe('a make.conf directory holding what is not a file', () => {
+    it('a dangling symbolic link, a link loop and a subdirectory are passed over, as Portage does; the files are read', async () => {
+      const conf = path.join(dir, 'make.conf.d');
+      await writeTree(conf, { '00-base': 'DISTDIR=/var/cache/distfiles\n', '20-more': 'FEATURES="test"\n', 'sub/ignored': 'DISTDIR=/nowhere\n' });
+      await symlink(path.join(dir, 'no-such-file'), path.join(conf, '10-dangling'));
+      await symlink('15-loop', path.join(conf, '15-loop'));
+      assert.deepEqual(values(conf), { DISTDIR: '/var/cache/distfiles', FEATURES: 'test' });
+      // As /etc/portage/make.conf of a configuration root, where the commands look.
+      const root = path.join(dir, 'configroot');
+      await mkdir(path.join(root, 'etc', 'portage'), { recursive: true });
+      await symlink(conf, path.join(root, 'etc', 'portage', 'make.conf'));
+      const d = await distfileSettings({}, { env: { PORTAGE_CONFIGROOT: root, PATH: '/nonexistent' }, check: false });
+      assert.equal(d.distdir, '/var/cache/distfiles');
+      assert.match(d.distdirFrom, /make\.conf\/00-base:1$/);
     });
   });
 
@@ -155,6 +174,17 @@ describe('Portage settings: make.conf and portageq', function () {
         env: { PORTAGE_CONFIGROOT: path.join(dir, 'root-bad'), DISTDIR: undefined, GENTOO_MIRRORS: undefined },
       }).catch((e: unknown) => e as never);
       assert.equal(bad.code, 3, 'without make.conf the default distdir (empty) is used');
+      // A make.conf directory holding a dangling link and a link loop: read past them, never an internal error (exit 1).
+      const linked = path.join(dir, 'root-links');
+      await writeTree(linked, { 'etc/portage/make.conf/00-distdir': `DISTDIR="${small.distdir}"\n` });
+      await symlink(path.join(dir, 'gone'), path.join(linked, 'etc/portage/make.conf/10-gone'));
+      await symlink('20-loop', path.join(linked, 'etc/portage/make.conf/20-loop'));
+      const links = await runCli(['bump', '6.2.2', '--overlay', path.join(dir, 'overlay-links'), ...flags], {
+        home: small.home,
+        env: { PORTAGE_CONFIGROOT: linked, DISTDIR: undefined, GENTOO_MIRRORS: undefined },
+      });
+      assert.equal(links.code, 0, links.stderr);
+      assert.match(links.stderr, /^distdir: .* \(DISTDIR from .*make\.conf\/00-distdir:1\)/m);
     });
   });
 });

@@ -38,7 +38,7 @@ describe('pr body', function () {
   it('writes a one-package range with its own title and the Closes: of its commit (golden)', async () => {
     const r = await prCli(f, ['body', '--overlay', f.overlay, '--range', 'HEAD~1'], { env });
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(r.stderr, 'title: sci-libs/rocAL: new package, add 6.2.2\n');
+    assert.equal(r.stderr, 'title: sci-libs/rocAL: new package, add 6.2.2\nnote: no --tests given: the text says the ebuilds were not tested on a GPU; `rocm-ebuild test` writes the report.json files --tests reads\n');
     await golden('body-one-package.md', r.stdout);
   });
 
@@ -97,6 +97,28 @@ describe('pr body', function () {
     assert.match(out.body, /^\| `sci-libs\/rocBLAS` \| 6\.2\.2 \| 6\.2\.4 \|$/m);
     assert.match(out.body, /^- `sci-libs\/rocBLAS`: 6\.2\.2$/m);
     assert.equal(out.data.qa.counts.error + out.data.qa.counts.warning, 0, JSON.stringify(out.data.qa.findings));
+  });
+
+  it("names the packages that need an LLVM slot ::gentoo's profiles mask, with the settings that lift the mask", async () => {
+    const dir = await workClone(f, 'body-masked-llvm');
+    const pkg = path.join(dir, 'dev-libs/rocm-comgr');
+    const text = await readFile(path.join(pkg, 'rocm-comgr-6.2.2.ebuild'), 'utf8');
+    assert.match(text, /^LLVM_COMPAT=\( 18 \)$/m);
+    await writeFile(path.join(pkg, 'rocm-comgr-6.2.4.ebuild'), text.replace(/^LLVM_COMPAT=\( 18 \)$/m, 'LLVM_COMPAT=( 23 )'));
+    const manifest = await readFile(path.join(pkg, 'Manifest'), 'utf8');
+    await writeFile(path.join(pkg, 'Manifest'), `${manifest}${manifest.replaceAll('6.2.2', '6.2.4')}`);
+    await commitAll(dir, f.home, signed('dev-libs/rocm-comgr: add 6.2.4'));
+    const r = await prCli(f, ['body', '--overlay', dir, '--range', 'HEAD~1', '--json'], { env });
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as { body: string; data: BodyData };
+    assert.deepEqual(out.data.notes.llvmMasked?.packages, ['dev-libs/rocm-comgr']);
+    assert.deepEqual(out.data.notes.llvmMasked?.settings.perPackage, { file: '/etc/portage/profile/package.use.mask', lines: ['dev-libs/rocm-comgr -llvm_slot_23'] });
+    assert.match(out.body, /^- Masked LLVM slot: 1 package can only be built with LLVM 23 \(llvm\\_slot\\_23, /m);
+    assert.match(out.body, /^ {2}```\n {2}dev-libs\/rocm-comgr -llvm_slot_23\n {2}```$/m);
+    assert.match(out.body, /or `-llvm_slot_23` to `\/etc\/portage\/profile\/use\.mask` for every package\./);
+    // LLVM 18 is not masked: the 6.2.2 range says nothing of it.
+    const plain = await prCli(f, ['body', '--overlay', f.overlay, '--range', 'HEAD~1', '--json'], { env });
+    assert.equal((JSON.parse(plain.stdout) as { data: BodyData }).data.notes.llvmMasked, undefined);
   });
 
   it('escapes HTML and table syntax from commit text', async () => {

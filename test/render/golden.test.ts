@@ -32,6 +32,10 @@ const PACKAGES = [
 const ERA_SWITCH: Record<string, string[]> = {
   '7.1.1': ['sci-libs/rocBLAS'],
   '7.2.0': ['sci-libs/rocBLAS'],
+  // TheRock's 10.0.0: the commits it pins, monorepo archives unpacked in part
+  // (hipBLASLt with shared/origami, hip with its sibling projects), a whole
+  // repository at a commit (hipify-clang), and migraphx held at its own 7.2.4.
+  '10.0.0': ['sci-libs/hipBLASLt', 'dev-util/hip', 'dev-libs/rocm-comgr', 'dev-util/hipify-clang', 'sci-libs/migraphx'],
 };
 
 for (const [version, packages] of [...RELEASES.map((r) => [r, PACKAGES] as const), ...Object.entries(ERA_SWITCH)]) {
@@ -50,7 +54,7 @@ for (const [version, packages] of [...RELEASES.map((r) => [r, PACKAGES] as const
         const c = model.byAtom.get(atom);
         assert.ok(c, `${atom} is not in the stack`);
         const files = {
-          [`${c.pn}-${version}.ebuild`]: renderEbuild(c, model, { year: YEAR }),
+          [`${c.pn}-${c.version}.ebuild`]: renderEbuild(c, model, { year: YEAR }),
           [`${c.pn}.metadata.xml`]: renderMetadata(c, model),
         };
         const dir = path.join(GOLDEN, version, c.category);

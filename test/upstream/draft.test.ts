@@ -41,9 +41,12 @@ describe('draft release in stack.yaml', () => {
       '    releases: { from: "7.3.0" }',
       '    reason: new in 7.3.0, not packaged yet',
     ]);
-    // The release lands right after the last release, the list after the last list.
+    // The release lands right after the last release (its last line: a flow entry, or a block one's last key), the list after the last list.
     const lines = out.split('\n');
-    const lastRelease = text.split('\n').filter((l) => /^ {2}"\d+\.\d+\.\d+": \{/.test(l)).at(-1)!;
+    const original = text.split('\n');
+    const releasesAt = original.indexOf('releases:');
+    const end = original.findIndex((l, i) => i > releasesAt && /^[^\s#]/.test(l));
+    const lastRelease = original.slice(releasesAt, end).filter((l) => /^ {2,}\S/.test(l) && !/^\s*#/.test(l)).at(-1)!;
     assert.equal(lines[lines.findIndex((l) => l.startsWith('  "7.3.0": {')) - 1], lastRelease);
     const doc = parseDocument(out, { version: '1.2' }).toJS() as { releases: Record<string, unknown>; excluded: { project: string }[] };
     assert.deepEqual(doc.releases['7.3.0'], { llvm_slot: 22 });

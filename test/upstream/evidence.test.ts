@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { chmodSync, existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
@@ -335,6 +335,44 @@ describe('upstream evidence', function () {
       assert.equal(await readFile(path.join(outside, 'beta.yaml'), 'utf8'), BETA);
       await removeDir(outside);
     });
+  });
+
+  describe('a component file that cannot be replaced', () => {
+    /**
+     * Makes a path unwritable the way it is on a real system: immutable
+     * (chattr +i), which binds root too, where the test runs as root (as CI
+     * does) and the file system has the flag; read-only permissions otherwise.
+     * Returns the undo.
+     */
+    function lockDown(target: string, isDir: boolean): () => void {
+      if (process.getuid?.() === 0 && spawnSync('chattr', ['+i', target]).status === 0) return () => void spawnSync('chattr', ['-i', target]);
+      chmodSync(target, isDir ? 0o555 : 0o444);
+      return () => chmodSync(target, isDir ? 0o755 : 0o644);
+    }
+
+    for (const [label, isDir] of [['the file', false], ['its directory', true]] as const) {
+      it(`${label} immutable or read-only: --record is refused with the usual error (exit 2) before anything is fetched, and nothing changes`, async () => {
+        const m = await manifest({});
+        const file = path.join(m, 'components', 'beta.yaml');
+        const before = await readFile(file, 'utf8');
+        const undo = lockDown(isDir ? path.dirname(file) : file, isDir);
+        try {
+          const requests = server.requests.length;
+          const r = await ev(m, ['6.3.3', 'beta', '--record']);
+          assert.equal(r.code, 2, `${r.stdout}\n${r.stderr}`);
+          assert.match(r.stderr, new RegExp(`^rocm-ebuild: \\S+beta\\.yaml: cannot replace ${isDir ? 'its directory' : 'it'} \\((immutable or append-only, EPERM|read-only for you, EACCES)\\); make the file and its directory writable, or add the record by hand; nothing was checked or written\\n$`));
+          assert.doesNotMatch(r.stderr, /internal error|at .*\.js:\d+/);
+          assert.equal(server.requests.length, requests, 'nothing was fetched');
+          const json = await ev(m, ['6.3.3', 'beta', '--record', '--json']);
+          assert.equal(json.code, 2);
+          assert.equal((JSON.parse(json.stdout) as { error: { exitCode: number } }).error.exitCode, 2);
+        } finally {
+          undo();
+        }
+        assert.equal(await readFile(file, 'utf8'), before);
+        assert.deepEqual((await readdir(path.dirname(file))).filter((n) => n.startsWith('.beta.yaml')), [], 'no lock or temporary file left');
+      });
+    }
   });
 
   describe('a second process and kill -9', () => {

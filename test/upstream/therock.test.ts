@@ -1,12 +1,13 @@
 import { strict as assert } from 'node:assert';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { TheRockReport } from '../../src/upstream/therock/format.js';
 import { BASE_FILES, fixtureManifest } from '../helpers/fixture-manifest.js';
-import { removeDir, runCli, tempDir } from '../helpers/project.js';
+import { bin, gitEnv, removeDir, runCli, tempDir } from '../helpers/project.js';
 import { GitHttpServer } from './git-http.js';
 import { commitTree, GITMODULES, theRockFiles, theRockUniverse, type TheRockUniverse } from './therock-fixture.js';
+import { HOSTILE_CMAKE } from './therock-hostile.js';
 
 /** The manifest side: base (TheRock does not build it), gpulib (moved into rocm-libraries), app (the same place), comgr (llvm-project's subdirectory). */
 const MANIFEST = {
@@ -243,6 +244,12 @@ therock_cmake_subproject_declare(broken
       await commitTree(hostile, evil, links, scratch, { tag: 'therock-evil' });
       await commitTree(hostile, { ...files, '.gitmodules': `# ${'x'.repeat(200 * 1024)}\n${GITMODULES}` }, u.pins, scratch, { tag: 'therock-huge' });
       await commitTree(hostile, { ...files, '.gitmodules': Buffer.concat([Buffer.from(GITMODULES), Buffer.from([0, 1, 2, 0xff, 0])]) as unknown as string }, u.pins, scratch, { tag: 'therock-binary' });
+      // Line separators, bidirectional overrides and ESC in a submodule's name and path and in CMake names.
+      const unicodeModules = `${GITMODULES}[submodule "lib\u202eevil"]\n\tpath = evil/line\u2028sep\n\turl = https://github.com/ROCm/evil.git\n`;
+      const unicodeCMake = `${files['core/CMakeLists.txt']}therock_cmake_subproject_declare(\${na\u2066me\x1b[2J}\n  EXTERNAL_SOURCE_DIR "\${THEROCK_SOURCE_DIR}/rocm-libraries/projects/\u2028x"\n)\n`;
+      await commitTree(hostile, { ...files, '.gitmodules': unicodeModules, 'core/CMakeLists.txt': unicodeCMake }, { ...u.pins, 'evil/line\u2028sep': pin, 'evil/\u202eorphan': pin }, scratch, { tag: 'therock-unicode' });
+      // Large and hostile CMake: a 30,000-element list as one subproject's dependencies (a report of MiBs), a variable doubled 40 times (cut, exit 2).
+      await commitTree(hostile, { ...files, 'heavy/CMakeLists.txt': HOSTILE_CMAKE.growingList(30_000), 'doubling/CMakeLists.txt': HOSTILE_CMAKE.doubling(40), 'deep/CMakeLists.txt': HOSTILE_CMAKE.deepNesting(50_000) }, u.pins, scratch, { tag: 'therock-heavy' });
       // The repository's own configuration asks git to run things too.
       for (const [k, v] of [['core.fsmonitor', script], ['core.hooksPath', path.dirname(script)], ['core.sshCommand', script]]) execFileSync('git', ['--git-dir', hostile, 'config', k!, v!]);
       await mkdir(path.join(dir, 'jail'), { recursive: true });
@@ -280,6 +287,42 @@ therock_cmake_subproject_declare(broken
       // Terminal escapes in TheRock's files reach the report escaped, never raw.
       assert.ok(!r.stdout.includes('\x1b'), 'no raw ESC in the report');
       assert.match(problems, /painted: EXTERNAL_SOURCE_DIR ".*\\u001b\[2J" resolves to .*, which holds control characters/);
+    });
+
+    it('prints line separators, bidirectional overrides and ESC from submodules, CMake and the ref escaped, never raw', async () => {
+      const raw = /[\x1b\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+      const r = await jailed('therock-unicode');
+      assert.equal(r.code, 2, r.stderr);
+      assert.doesNotMatch(r.stdout, raw, 'a raw active character on standard output');
+      assert.match(r.stdout, /submodule "lib\\u202eevil": its name holds control characters or "\.\."; path "evil\/line\\u2028sep" holds control characters; refused/);
+      assert.match(r.stdout, /gitlink "evil\/\\u202eorphan" has no \.gitmodules entry/);
+      assert.match(r.stdout, /therock_cmake_subproject_declare "\$\{na\\u2066me\\u001b\[2J\}": the name is not a literal subproject name/);
+      const json = await runCli(['upstream', 'therock', 'therock-unicode', '--manifest', manifest, '--base-url', `${hostileRoot}/{owner}/{repo}`, '--json'], { env: { XDG_CACHE_HOME: path.join(dir, 'jail', 'cache') } });
+      assert.equal(json.code, 2);
+      assert.doesNotMatch(json.stdout, raw, 'JSON escapes them too (\\uXXXX, the same characters to a parser)');
+      assert.ok((JSON.parse(json.stdout) as TheRockReport).therock.problems.some((p) => p.includes('lib\\u202eevil')));
+      const ref = await jailed('therock-\x1b]0;owned\x07\u202e');
+      assert.equal(ref.code, 2, ref.stderr);
+      assert.doesNotMatch(ref.stderr, /[\x07\x1b\u202e]/, `the ref reached the terminal raw: ${JSON.stringify(ref.stderr)}`);
+      assert.match(ref.stderr, /\\x1b\]0;owned\\x07\\u202e/);
+    });
+
+    it('reads huge and hostile CMake in bounded time and memory; the JSON report of MiBs arrives whole through a pipe', async () => {
+      const out = path.join(dir, 'heavy.json');
+      const script = '"$NODE" "$BIN" upstream therock therock-heavy --manifest "$MANIFEST" --base-url "$BASE" --json | { sleep 1; cat; } > "$OUT"; exit "${PIPESTATUS[0]}"';
+      const res = spawnSync('bash', ['-c', script], {
+        cwd: path.join(dir, 'jail'),
+        env: { ...process.env, ...gitEnv(), NODE: process.execPath, BIN: bin, MANIFEST: manifest, BASE: `${hostileRoot}/{owner}/{repo}`, OUT: out, XDG_CACHE_HOME: path.join(dir, 'jail', 'cache') },
+        encoding: 'utf8',
+      });
+      assert.equal(res.status, 2, res.stderr);
+      const text = await readFile(out, 'utf8');
+      assert.ok(text.length > 256 * 1024, `${text.length} bytes`);
+      const report = JSON.parse(text) as TheRockReport;
+      const grown = report.therock.subprojects.find((s) => s.name === 'grown')!;
+      assert.equal(grown.deps.length, 30_000);
+      assert.ok(report.therock.problems.some((p) => /^doubling\/CMakeLists\.txt:\d+: expanding its variables would produce more than \d+ characters, the most a file of its size may; the rest of the file is not read$/.test(p)), report.therock.problems.join('\n'));
+      assert.ok(!report.therock.subprojects.some((s) => s.name === 'after-the-cut'));
     });
 
     it('refuses a huge or binary .gitmodules unread', async () => {

@@ -3,7 +3,7 @@ import { writtenLine } from '../../cli/ci-output.js';
 import { ciFlags, matrixFlags, TOOL_PIN_HELP } from '../../cli/matrix-flags.js';
 import { loadManifestOrFail, stackFor } from '../../cli/stack.js';
 import { emitOptions } from '../../matrix/ci-command.js';
-import { gitlabPipeline } from '../../matrix/emit.js';
+import { gitlabPipeline } from '../../matrix/gitlab.js';
 import { matrixOptions, writeOutput } from '../../matrix/flags.js';
 import { matrixPlan } from '../../matrix/plan.js';
 
@@ -12,8 +12,10 @@ export default class CiGitlab extends BaseCommand {
   static override description = `The same jobs as \`rocm-ebuild matrix\`: a plan job, a base job (runner tag rocm-cpu) whose binary
 packages pass to the others as artifacts, then one job per gfx target (tag rocm-<gfx>, see --label-scheme) and per
 test shard, each running \`rocm-ebuild test --engine none --gpu <gfx>\` in the stage3 image and publishing the JUnit
-reports. The header documents the docker-executor runner configuration each GPU needs (devices, group_add,
-security_opt).
+reports. Jobs are created for the project's branches and tags only, never in a merge request pipeline (where a
+fork's merge request would run on the project's runners). The header documents the docker-executor runner each
+GPU needs: a project runner of this project only, /dev/kfd and that GPU's render node, group_add, CAP_SYS_NICE
+under the engine's default seccomp profile, no-new-privileges.
 
 ${TOOL_PIN_HELP} Values that reach the file are checked: the image is an image
 reference, runner labels are plain labels, and no value may hold a line break, a control character or a

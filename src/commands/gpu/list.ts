@@ -17,6 +17,8 @@ its index (as ROCR_VISIBLE_DEVICES counts), gfx target (decoded from gfx_target_
 the render node (what a container needs with --group-add), and whether the release's target policy
 (manifest/targets.yaml) offers the gfx, i.e. the AMDGPU_TARGETS value to build with.
 
+--format json is --json: the same object, for scripts.
+
 --format cdi prints a Container Device Interface spec (cdiVersion 0.6.0, kind amd.com/gpu, one device per
 GPU plus "all"), the same shape AMD's container toolkit writes; save it as /etc/cdi/amd.json and run
 \`podman run --device amd.com/gpu=0 …\`.
@@ -34,9 +36,16 @@ Exit codes: 0 listed (also when there is no GPU), 2 invalid flags, manifest or t
 
   static override flags = {
     version: Flags.string({ char: 'v', description: "ROCm release whose target policy is shown (default: the manifest's newest release)", helpValue: 'X.Y.Z' }),
-    format: Flags.string({ description: 'output format: the table, or a CDI spec (JSON output is --json, as for every command)', options: ['table', 'cdi'], default: 'table' }),
+    format: Flags.string({ description: 'output format: the table, JSON (the same as --json), or a CDI spec', options: ['table', 'json', 'cdi'], default: 'table' }),
     manifest: manifestFlag,
   };
+
+  /** --format json is --json: oclif then prints what run() returns, and errors come as JSON too. */
+  override jsonEnabled(): boolean {
+    if (super.jsonEnabled()) return true;
+    const argv = this.argv.slice(0, this.argv.includes('--') ? this.argv.indexOf('--') : undefined);
+    return argv.some((a, i) => a === '--format=json' || (a === '--format' && argv[i + 1] === 'json'));
+  }
 
   async run(): Promise<GpuList | ReturnType<typeof cdiSpec>> {
     const { flags } = await this.parse(GpuListCommand);

@@ -1,6 +1,7 @@
 import { Flags } from '#oclif';
 import { BaseCommand } from '../../cli/base-command.js';
 import { createProgress } from '../../cli/progress.js';
+import { liveTerminal, notice } from '../../util/terminal.js';
 import { loadManifestOrFail } from '../../cli/stack.js';
 import { UserError } from '../../cli/errors.js';
 import { ExitCode } from '../../cli/exit-codes.js';
@@ -52,13 +53,14 @@ an empty range, a test report that does not validate), 4 not a git repository.`;
       ...(flags.template ? { template: flags.template as TemplateName } : {}),
       ...(flags.tests ? { tests: flags.tests } : {}),
       pkgcheck: !flags['no-pkgcheck'],
-      progress: createProgress({ quiet: json || !process.stderr.isTTY }),
+      progress: createProgress({ quiet: json || !liveTerminal(process.stderr) }),
     });
     if (prepared.report.range.commits === 0) {
       throw new UserError(`${prepared.report.range.label}: no commits, so no pull request to describe`, ExitCode.invalidInput);
     }
     if (!json) {
       process.stderr.write(`title: ${prepared.body.title}\n`);
+      if (!flags.tests) notice('note: no --tests given: the text says the ebuilds were not tested on a GPU; `rocm-ebuild test` writes the report.json files --tests reads');
       process.stdout.write(prepared.markdown);
     }
     return { title: prepared.body.title, body: prepared.markdown, data: prepared.body };

@@ -1,13 +1,15 @@
 import { Flags } from '#oclif';
 import { BaseCommand } from '../../cli/base-command.js';
+import { CONFIG_DISPLAY, settingFlagOptions } from '../../cli/user-defaults.js';
 import { ExitCode } from '../../cli/exit-codes.js';
 import { createProgress, useColor } from '../../cli/progress.js';
+import { liveTerminal } from '../../util/terminal.js';
 import { loadManifestOrFail, manifestFlag } from '../../cli/stack.js';
 import { checkRange, openRange, type CheckReport } from '../../pr/check.js';
 import { formatCheckText } from '../../pr/format.js';
 
 export const rangeFlags = {
-  overlay: Flags.string({ char: 'o', description: 'the overlay (a git repository)', default: '.', helpValue: 'DIR' }),
+  overlay: Flags.string({ char: 'o', description: `the overlay (a git repository) (default: overlay in ${CONFIG_DISPLAY}, else the current directory)`, helpValue: 'DIR', ...settingFlagOptions('overlay', '.') }),
   range: Flags.string({
     char: 'r',
     description:
@@ -27,7 +29,10 @@ Bug:/Closes: as https URLs, Signed-off-by for author and committer (GLEP 76); fo
 the copyright year of added ebuilds is the commit's year, no RDEPEND/EAPI/SLOT change without a revision
 bump, every SRC_URI distfile has its DIST line, no DIST line changed for an unchanged file name; and every
 ebuild added or changed passes lint (rocm-ebuild's checks, bash -n, shellcheck). Keywords are pkgcheck's where
-it has the check, with its levels.
+it has the check, with its levels. Where metadata/layout.conf says sign-commits = true (::gentoo), every commit
+must be signed and its signature must verify with your keyring (or gpg.ssh.allowedSignersFile): UnsignedCommit
+and BadCommitSignature are errors, a signature that cannot be checked here is an UnverifiedCommitSignature
+warning; pkgcheck has no signature check, so these names are rocm-ebuild's.
 
 When pkgcheck is on PATH, \`pkgcheck scan --commits A..B -c +GitCommitMessageCheck,+GitPkgCommitsCheck
 -R JsonReporter\` runs too and its results are folded in, marked as pkgcheck's. Without it, the report says
@@ -60,7 +65,7 @@ input (unknown revision, no base to compare with), 4 not a git repository.`;
       report = await checkRange(ctx, {
         manifest,
         pkgcheck: !flags['no-pkgcheck'],
-        progress: createProgress({ quiet: json || !process.stderr.isTTY }),
+        progress: createProgress({ quiet: json || !liveTerminal(process.stderr) }),
       });
     } finally {
       ctx.objects.close();

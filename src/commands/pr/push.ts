@@ -1,8 +1,10 @@
 import { Flags } from '#oclif';
 import { BaseCommand } from '../../cli/base-command.js';
 import { createProgress } from '../../cli/progress.js';
+import { liveTerminal } from '../../util/terminal.js';
 import { loadManifestOrFail } from '../../cli/stack.js';
 import { resultLine } from '../../pr/format.js';
+import { describeSignatures } from '../../pr/signature-check.js';
 import { runPush, type PushResult } from '../../pr/push.js';
 import { shellLine } from '../../util/argv.js';
 import { TEMPLATE_NAMES, type TemplateName } from '../../pr/templates.js';
@@ -17,7 +19,9 @@ BRANCH: your remote, your credentials; nothing is stored, no upstream is set) an
 The pull request goes to the repository and branch the range's base comes from (origin/master: the GitHub
 repository of origin, branch master); --repo and --base override them.
 
---dry-run prints the exact commands and the text, and runs nothing.
+--dry-run prints the exact commands and the text, and runs nothing; it says how many commits are signed, and
+what verifying them found where metadata/layout.conf requires signed commits (pr check's UnsignedCommit and
+BadCommitSignature are errors, so such a range is not pushed without --force).
 
 The remote (from --remote or branch.<name>.pushRemote) must be a configured remote whose name git accepts;
 --branch and --base must be valid branch names. Remote and refspec reach git after \`--\`, and gh gets each value
@@ -59,7 +63,7 @@ remote, invalid branch name, empty range), 4 not a git repository, 5 git push or
       ...(flags.template ? { template: flags.template as TemplateName } : {}),
       ...(flags.tests ? { tests: flags.tests } : {}),
       pkgcheck: !flags['no-pkgcheck'],
-      progress: createProgress({ quiet: json || !process.stderr.isTTY }),
+      progress: createProgress({ quiet: json || !liveTerminal(process.stderr) }),
       ...(flags.remote ? { remote: flags.remote } : {}),
       ...(flags.branch ? { branch: flags.branch } : {}),
       ...(flags.repo ? { repo: flags.repo } : {}),
@@ -77,6 +81,7 @@ remote, invalid branch name, empty range), 4 not a git repository, 5 git push or
         this.log(`# ${prepared.report.range.label}: ${prepared.report.range.commits} commits; these commands would run in ${prepared.ctx.dir}:`);
         this.log(shellLine(result.commands[0]!));
         if (gh) this.log(`${shellLine(gh)}  # the text below on standard input`);
+        this.log(`# ${describeSignatures(prepared.report.signatures)}`);
       } else {
         this.log(`pushed ${result.branch} to ${result.remote}`);
         if (result.url) this.log(`pull request: ${result.url}`);

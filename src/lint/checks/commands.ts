@@ -1,4 +1,4 @@
-import type { Node } from '../bash-parser.js';
+import type { Node } from '../../ebuild/bash-parser.js';
 import type { Check } from '../types.js';
 
 /** Commands that can fail without stopping the ebuild (Portage helpers die by themselves). */

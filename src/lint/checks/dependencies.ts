@@ -1,4 +1,4 @@
-import { compareVersions, parseVersion } from '../../model/version.js';
+import { versionMatches } from '../../ebuild/dependencies.js';
 import type { Check, EbuildFacts, StackPackage } from '../types.js';
 
 const DEP_VARS = ['RDEPEND', 'DEPEND', 'BDEPEND', 'PDEPEND', 'IDEPEND'];
@@ -50,28 +50,6 @@ export function dependencyAtoms(f: EbuildFacts): ParsedAtom[] {
     });
   }
   return out;
-}
-
-/** Whether `version` satisfies the atom's operator (PMS 8.3.1). */
-export function versionMatches(a: Pick<ParsedAtom, 'op' | 'version' | 'glob'>, version: string): boolean {
-  if (!a.version || !a.op) return true;
-  if (!parseVersion(version)) return false;
-  const strip = (v: string) => v.replace(/-r\d+$/, '');
-  const c = compareVersions(version, a.version);
-  switch (a.op) {
-    case '<':
-      return c < 0;
-    case '<=':
-      return c <= 0;
-    case '>':
-      return c > 0;
-    case '>=':
-      return c >= 0;
-    case '~':
-      return strip(version) === strip(a.version);
-    default:
-      return a.glob ? version === a.version || version.startsWith(`${a.version}`) : c === 0;
-  }
 }
 
 /** The flags ${ROCM_USEDEP} (ROCM_USE_DEP) stands for in this ebuild. */

@@ -1,5 +1,5 @@
 import type { Check } from '../types.js';
-import { describeProvided, restrictedDeps, unmet } from '../overlay-deps.js';
+import { describeProvided, restrictedDeps, unmet } from '../../ebuild/dependencies.js';
 
 /**
  * A dependency on a package of the overlay that no ebuild of the overlay

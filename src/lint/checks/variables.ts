@@ -45,8 +45,9 @@ export const eclassVarCheck: Check = {
     }
     const slot = f.globalMap.get('SLOT');
     // A convention of the ROCm stack (every release a new ABI), not of ebuilds in general.
-    if (f.input.rocm && slot && slot.value !== '0/$(ver_cut 1-2)') {
-      out.push({ keyword: 'MissingSlotSubslot', message: `SLOT="${slot.value}"; ROCm packages use SLOT="0/$(ver_cut 1-2)"`, line: slot.line });
+    // A package a release holds at its own version states that release's sub-slot (SLOT="0/10.0", model/held.ts).
+    if (f.input.rocm && slot && slot.value !== '0/$(ver_cut 1-2)' && !/^0\/[0-9]+\.[0-9]+$/.test(slot.value)) {
+      out.push({ keyword: 'MissingSlotSubslot', message: `SLOT="${slot.value}"; ROCm packages use SLOT="0/$(ver_cut 1-2)" (or the literal sub-slot of the release that holds them at their own version)`, line: slot.line });
     }
     const seen = new Map<string, number>();
     for (const g of f.globals) {

@@ -1,13 +1,15 @@
 import type { SourceSpec, VersionRange } from '../../manifest/types.js';
 import { inRange } from '../version.js';
 import { githubArchive } from './github-archive.js';
+import { pinnedArchive } from './pinned-archive.js';
 import type { SourceContext, SourceKind, SourceLocation } from './kind.js';
 import { releaseAsset } from './release-asset.js';
 import { urlFile } from './url-file.js';
 
-export { expand, isVersioned, type SourceContext, type SourceKind, type SourceLocation } from './kind.js';
+export { commitVariable } from './pinned-archive.js';
+export { expand, isTarball, isVersioned, type SourceContext, type SourceKind, type SourceLocation } from './kind.js';
 
-const KINDS: readonly SourceKind[] = [githubArchive, releaseAsset, urlFile];
+const KINDS: readonly SourceKind[] = [githubArchive, pinnedArchive, releaseAsset, urlFile];
 
 /** The kind a source names by its key; the schema guarantees exactly one. */
 export function sourceKind(src: SourceSpec): SourceKind {

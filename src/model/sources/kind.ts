@@ -8,6 +8,8 @@ export interface SourceContext {
   releaseTag: string;
   /** Position among the release's sources; 0 is the main tree (S). */
   index: number;
+  /** The commit of each repository the release pins (stack.yaml `pins`), for sources at a pinned commit. */
+  pins?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -36,6 +38,12 @@ export interface SourceLocation {
   project?: string;
   /** The source moves with the release (its tag or URL holds the version); pinned sources do not. */
   versioned: boolean;
+  /**
+   * A source at a commit: the ebuild variable holding it (SRC_URI and S name
+   * the variable, written once above them) and the commit, undefined when
+   * the release pins none for the repository (validate reports it).
+   */
+  commit?: { variable: string; value: string | undefined };
 }
 
 /**
@@ -47,11 +55,16 @@ export interface SourceLocation {
  */
 export interface SourceKind {
   /** The manifest key that selects this kind (`github`, `release_asset`, `url`). */
-  key: 'github' | 'release_asset' | 'url';
+  key: 'github' | 'pinned' | 'release_asset' | 'url';
   locate(src: SourceSpec, ctx: SourceContext): SourceLocation;
 }
 
 const VERSIONED = /\$\{(PV|P)\}|\$\(ver_cut [0-9-]+\)/;
+
+/** A distfile the ebuild can unpack with tar (selective extraction needs it). */
+export function isTarball(name: string): boolean {
+  return /\.(tar(\.(gz|xz|bz2|zst|lz|lzma))?|tgz|tbz2|txz)$/.test(name);
+}
 
 /** Whether a template changes with the release. */
 export function isVersioned(template: string): boolean {

@@ -135,6 +135,33 @@ export async function checkRecordTarget(file: string, manifestDir: string): Prom
   const [dir, root] = await Promise.all([fs.realpath(path.dirname(file)), fs.realpath(manifestDir)]);
   const rel = path.relative(root, dir);
   if (rel.startsWith('..') || path.isAbsolute(rel)) throw new RecordError(`${file} is outside the manifest directory ${root} (through a linked directory); --record writes only there`);
+  // The file is replaced by a new one renamed over it, with a lock beside it: both need the directory writable,
+  // and an immutable file (chattr +i) cannot be replaced even by root. Asked before anything is fetched.
+  for (const [what, target] of [['it', file], ['its directory', path.dirname(file)]] as const) {
+    await fs.access(target, constants.W_OK).catch((err: NodeJS.ErrnoException) => {
+      throw notWritable(file, what, err);
+    });
+  }
+}
+
+/** What the file system refuses a writer, as --record's refusal (a UserError), not an internal error. */
+const REFUSED_WRITES = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT']);
+
+function notWritable(file: string, what: string, err: NodeJS.ErrnoException): RecordError {
+  const why =
+    err.code === 'EROFS' ? 'a read-only file system' : err.code === 'EPERM' ? 'immutable or append-only' : err.code === 'EACCES' ? 'read-only for you' : (err.code ?? err.message);
+  return new RecordError(`${file}: cannot replace ${what} (${why}${err.code && why !== err.code ? `, ${err.code}` : ''}); make the file and its directory writable, or add the record by hand`);
+}
+
+/** Runs a write of recordEvidence; the file system's refusals become RecordErrors naming the file. */
+async function writing<T>(file: string, what: string, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (!(err instanceof RecordError) && e.code !== undefined && REFUSED_WRITES.has(e.code)) throw notWritable(file, what, e);
+    throw err;
+  }
 }
 
 const alive = (pid: number) => {
@@ -164,7 +191,7 @@ export async function recordEvidence(file: string, manifestDir: string, record: 
   await checkRecordTarget(file, manifestDir);
   const dir = path.dirname(file);
   const base = path.basename(file);
-  const lock = await waitForLock(path.join(dir, `.${base}.lock`), { ...(onWait ? { onWait } : {}) });
+  const lock = await writing(file, 'its directory', () => waitForLock(path.join(dir, `.${base}.lock`), { ...(onWait ? { onWait } : {}) }));
   if (!lock.acquired) throw new RecordError(`${file} is being written by ${lock.holder}; nothing was written: run again when it is done`);
   try {
     await removeLeftovers(dir, base);
@@ -186,14 +213,16 @@ export async function recordEvidence(file: string, manifestDir: string, record: 
     if (next === undefined) return 'unchanged';
     const tmp = path.join(dir, `.${base}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
     try {
-      const out = await fs.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
-      try {
-        await out.writeFile(next);
-        await out.sync();
-      } finally {
-        await out.close();
-      }
-      await fs.rename(tmp, file);
+      await writing(file, 'it', async () => {
+        const out = await fs.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
+        try {
+          await out.writeFile(next);
+          await out.sync();
+        } finally {
+          await out.close();
+        }
+        await fs.rename(tmp, file);
+      });
     } finally {
       await fs.rm(tmp, { force: true });
     }

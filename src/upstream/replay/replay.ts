@@ -1,4 +1,4 @@
-import { parseBash, walk, type Node } from '../../lint/bash-parser.js';
+import { parseBash, walk, type Node } from '../../ebuild/bash-parser.js';
 import type { InsertSpec, PHASES, PrepareOp } from '../../manifest/types.js';
 import { patchesOf } from '../../model/patches.js';
 import type { ResolvedComponent } from '../../model/resolve.js';
@@ -235,7 +235,7 @@ export async function replayFixups(c: ResolvedComponent, trees: ReplayTrees): Pr
  */
 async function measurePatches(c: ResolvedComponent, t: ReplayTrees): Promise<Measurement[]> {
   const out: Measurement[] = [];
-  for (const p of patchesOf(c.spec.patches, c.pn, c.version)) {
+  for (const p of patchesOf(c.spec.patches, c.pn, c.version, c.release)) {
     const base = { fixup: `patches[${p.at}]`, op: 'patch' as const };
     if (p.kind === 'url') {
       out.push({ ...base, key: `patches[${p.at}] ${p.name}`, what: `patch ${p.name}`, file: p.name, state: 'skipped', reason: `cannot replay a patch fetched by URL offline (${p.url}); the ebuild's prepare phase checks that it applies` });

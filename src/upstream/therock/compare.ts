@@ -118,13 +118,32 @@ function ours(c: ResolvedComponent): Ours {
 /** TheRock's place of a subproject: its submodule's repository and the directory below it. */
 export function placeOf(s: Subproject, submodules: readonly Submodule[]): { place: Place; commit: string } | undefined {
   if (s.source.kind !== 'submodule' && s.source.wraps === undefined) return undefined;
-  const sub = submodules.find((m) => m.name === (s.source.submodule ?? s.source.wraps));
+  const sub = byName(submodules).get((s.source.submodule ?? s.source.wraps)!);
   if (!sub) return undefined;
   // A wrapper directory of TheRock's tree builds the whole submodule it holds.
   return { place: { repo: sub.github ?? sub.url, dir: s.source.kind === 'submodule' ? (s.source.dir ?? '') : '' }, commit: sub.commit };
 }
 
-function score(s: Subproject, theirs: Place | undefined, o: Ours): { score: number; how: MatchHow; ours?: Place } | undefined {
+/** Submodules by name, made once per list: placeOf is asked for every subproject. */
+const indexes = new WeakMap<readonly Submodule[], Map<string, Submodule>>();
+function byName(submodules: readonly Submodule[]): Map<string, Submodule> {
+  let index = indexes.get(submodules);
+  if (!index) {
+    index = new Map();
+    for (const m of submodules) if (!index.has(m.name)) index.set(m.name, m);
+    indexes.set(submodules, index);
+  }
+  return index;
+}
+
+/** What score() needs of a subproject, worked out once per subproject rather than once per package. */
+interface Theirs {
+  key: string;
+  dirKey?: string;
+  words: string[];
+}
+
+function score(t: Theirs, theirs: Place | undefined, o: Ours): { score: number; how: MatchHow; ours?: Place } | undefined {
   let loc = 0;
   let how: MatchHow = 'name';
   let at: Place | undefined;
@@ -140,9 +159,9 @@ function score(s: Subproject, theirs: Place | undefined, o: Ours): { score: numb
     }
   }
   let name = 0;
-  if (o.keys.has(projectKey(s.name))) name = 2;
-  else if (theirs?.dir && o.keys.has(projectKey(base(theirs.dir)))) name = 1;
-  if (words(s.name).some((w) => o.words.has(w))) name += 0.5;
+  if (o.keys.has(t.key)) name = 2;
+  else if (t.dirKey !== undefined && o.keys.has(t.dirKey)) name = 1;
+  if (t.words.some((w) => o.words.has(w))) name += 0.5;
   // A name alone must be the subproject's own name or its directory's.
   if (loc === 0 && name < 1) return undefined;
   return { score: loc * 10 + name, how, ...(at ? { ours: at } : { ours: o.places[0] }) };
@@ -155,8 +174,9 @@ export function compareWithManifest(manifest: Manifest, version: string, release
 
   const candidates = release.subprojects.map((s) => {
     const at = placeOf(s, release.submodules);
+    const t: Theirs = { key: projectKey(s.name), words: words(s.name), ...(at?.place.dir ? { dirKey: projectKey(base(at.place.dir)) } : {}) };
     const scored = all
-      .map((o) => ({ o, r: score(s, at?.place, o) }))
+      .map((o) => ({ o, r: score(t, at?.place, o) }))
       .filter((x): x is { o: Ours; r: NonNullable<ReturnType<typeof score>> } => x.r !== undefined)
       .sort((a, b) => b.r.score - a.r.score);
     return { s, at, scored, best: scored[0]?.r.score ?? 0 };
@@ -219,18 +239,22 @@ export function compareWithManifest(manifest: Manifest, version: string, release
     .sort((a, b) => (a.atom < b.atom ? -1 : 1));
 
   const moved: Moved[] = [];
+  const subprojectNamed = new Map(release.subprojects.map((s) => [s.name, s]));
+  const placed = (x: Match) => x.how === 'location' || x.how === 'within' || x.how === 'contains';
+  const placedIn = new Set(matches.filter(placed).map((x) => `${x.atom} ${x.theirs.repo}`));
+  const movedAtoms = new Set<string>();
   for (const m of matches) {
-    if (m.how === 'location' || m.how === 'within' || m.how === 'contains' || !m.ours) continue;
-    const at = placeOf(release.subprojects.find((s) => s.name === m.subproject)!, release.submodules);
+    if (placed(m) || !m.ours) continue;
+    const at = placeOf(subprojectNamed.get(m.subproject)!, release.submodules);
     if (!at) continue;
     if (m.ours.repo === at.place.repo && m.ours.dir === at.place.dir) continue;
     // A package matched through a test subproject moved with its main one: report it once.
-    if (moved.some((x) => x.atom === m.atom)) continue;
+    if (movedAtoms.has(m.atom)) continue;
     // Nor did it move when its main subproject is where the package already
     // takes it from in the same pinned repository: the tests are a sibling
     // directory of the tree it fetches (hip-tests next to clr in rocm-systems).
-    const placed = (x: Match) => x.how === 'location' || x.how === 'within' || x.how === 'contains';
-    if (matches.some((x) => x.atom === m.atom && placed(x) && x.theirs.repo === at.place.repo)) continue;
+    if (placedIn.has(`${m.atom} ${at.place.repo}`)) continue;
+    movedAtoms.add(m.atom);
     moved.push({ atom: m.atom, subproject: m.subproject, ours: m.ours, theirs: at.place, commit: at.commit });
   }
 
@@ -246,9 +270,9 @@ export function compareWithManifest(manifest: Manifest, version: string, release
       (c.spec.deps ?? []).filter((d) => !d.blocker && atoms.has(d.atom) && d.atom !== c.atom).map((d) => ({ to: d.atom, classes: d.classes.join('+') })),
     );
   }
-  const reach = <T extends { to: string }>(edges: Map<string, T[]>, from: string): Set<string> => {
+  const reach = <T extends { to: string }>(edges: Map<string, T[]>, from: readonly string[]): Set<string> => {
     const seen = new Set<string>();
-    const stack = [from];
+    const stack = [...from];
     while (stack.length) {
       for (const e of edges.get(stack.pop()!) ?? []) {
         if (!seen.has(e.to)) {
@@ -260,7 +284,11 @@ export function compareWithManifest(manifest: Manifest, version: string, release
     return seen;
   };
   const subsOf = new Map<string, string[]>();
-  for (const m of matches) subsOf.set(m.atom, [...(subsOf.get(m.atom) ?? []), m.subproject]);
+  for (const m of matches) {
+    const have = subsOf.get(m.atom);
+    if (have) have.push(m.subproject);
+    else subsOf.set(m.atom, [m.subproject]);
+  }
 
   // A dependency on a subproject our package is only a part of (amd-llvm,
   // which holds device-libs but is above all the compiler, vanilla LLVM in
@@ -270,7 +298,7 @@ export function compareWithManifest(manifest: Manifest, version: string, release
   for (const s of release.subprojects) {
     const from = atomOf.get(s.name);
     if (!from) continue;
-    const ourReach = reach(ourEdges, from);
+    const ourReach = reach(ourEdges, [from]);
     for (const d of s.deps) {
       const to = atomOf.get(d.name);
       if (!to || to === from || ourReach.has(to) || partial.has(d.name)) continue;
@@ -285,10 +313,12 @@ export function compareWithManifest(manifest: Manifest, version: string, release
   for (const c of components) {
     const fromSubs = subsOf.get(c.atom);
     if (!fromSubs) continue;
-    const theirReach = new Set(fromSubs.flatMap((s) => [...reach(theirEdges, s)]));
+    // What any of the package's subprojects reaches: one walk from all of them.
+    const theirReach = reach(theirEdges, fromSubs);
+    const own = new Set(fromSubs);
     for (const e of ourEdges.get(c.atom) ?? []) {
       const toSubs = subsOf.get(e.to);
-      if (!toSubs || toSubs.some((t) => theirReach.has(t) || fromSubs.includes(t))) continue;
+      if (!toSubs || toSubs.some((t) => theirReach.has(t) || own.has(t))) continue;
       oursOnly.push({ from: c.atom, to: e.to, detail: e.classes });
     }
   }

@@ -1,6 +1,8 @@
 import { formatBytes } from '../../distfiles/units.js';
+import { printable } from '../../util/printable.js';
 import { showPlace, type TheRockComparison } from './compare.js';
 import type { TheRockRelease } from './release.js';
+import type { Submodule } from './gitmodules.js';
 import type { Subproject } from './subprojects.js';
 
 /** What `upstream therock` reports: TheRock's composition, and how the manifest compares. */
@@ -50,10 +52,10 @@ const pad = (rows: string[][]): string[] => {
   return rows.map((r) => `  ${r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')}`.trimEnd());
 };
 
-function where(s: Subproject, t: TheRockRelease): string {
+function where(s: Subproject, submodules: ReadonlyMap<string, Submodule>): string {
   const src = s.source;
   if (src.kind === 'submodule') {
-    const sub = t.submodules.find((m) => m.name === src.submodule);
+    const sub = submodules.get(src.submodule!);
     return showPlace({ repo: sub?.github ?? sub?.url ?? src.submodule!, dir: src.dir ?? '' });
   }
   if (src.kind === 'tree') return `TheRock:${src.dir || '.'}${src.wraps ? ` (wraps ${src.wraps})` : ''}`;
@@ -82,14 +84,22 @@ export function formatTheRockText(r: TheRockReport): string {
   out.push(...pad(t.submodules.map((m) => [m.name, m.github ?? m.url, short(m.commit), m.path])));
   out.push('');
   out.push(`${t.subprojects.length} subprojects (${r.summary.fromRepositories} from pinned repositories; * only in some configurations):`);
-  out.push(...pad(t.subprojects.map((s) => [s.name, where(s, t), deps(s)])));
+  const submodules = new Map(t.submodules.map((m) => [m.name, m]));
+  out.push(...pad(t.subprojects.map((s) => [s.name, where(s, submodules), deps(s)])));
   if (t.topology) {
     out.push('');
     out.push(`${t.topology.groups.length} artifact groups, ${t.topology.artifacts.length} artifacts (BUILD_TOPOLOGY.toml):`);
+    const inGroup = new Map<string, string[]>();
+    for (const a of t.topology.artifacts) {
+      if (a.group === undefined) continue;
+      const have = inGroup.get(a.group);
+      if (have) have.push(a.name);
+      else inGroup.set(a.group, [a.name]);
+    }
     out.push(
       ...pad(
         t.topology.groups.map((g) => {
-          const arts = t.topology!.artifacts.filter((a) => a.group === g.name).map((a) => a.name);
+          const arts = inGroup.get(g.name) ?? [];
           return [g.name, g.type ?? '', `after: ${g.deps.join(' ') || '-'}`, `artifacts: ${arts.join(' ') || '-'}`];
         }),
       ),
@@ -128,5 +138,6 @@ export function formatTheRockText(r: TheRockReport): string {
       `against ${c.release}: ${s.matchedPackages} packages matched, ${s.new} new, ${s.gone} not built by TheRock, ${s.moved} moved, ` +
       `${s.depsTheirsOnly} dependencies only TheRock has, ${s.depsOursOnly} only ours`,
   );
-  return `${out.join('\n')}\n`;
+  // Every name, path, URL and message above came from the repository read: each line is shown as the characters it holds.
+  return `${out.map((line) => printable(line, { oneLine: true })).join('\n')}\n`;
 }

@@ -1,3 +1,5 @@
+import { printable as printableText } from '../../util/printable.js';
+
 /**
  * TheRock's submodules as its `.gitmodules` and gitlinks state them, read as
  * data: nothing here clones, fetches or runs what a submodule entry says.
@@ -27,10 +29,13 @@ export interface SubmodulesRead {
   problems: string[];
 }
 
-/** A printable rendering of untrusted text for a problem line: no control characters reach the terminal. */
+/**
+ * A printable rendering of untrusted text for a problem line: quoted, and
+ * every character a terminal would act on escaped by the project's printer
+ * (controls, line and paragraph separators, bidirectional overrides).
+ */
 export function shown(text: string, max = 120): string {
-  const s = JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
-  return s.replace(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return printableText(JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text), { oneLine: true });
 }
 
 /** Text as it is when it is plain printable ASCII, else quoted and escaped by shown(). */
@@ -38,7 +43,8 @@ export function printable(text: string): string {
   return /^[\x20-\x7e]*$/.test(text) ? text : shown(text);
 }
 
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+/** What a path, name or URL of .gitmodules may not hold: controls, and what a terminal would act on (line separators, bidirectional controls). */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/;
 
 /**
  * Why a path inside TheRock's tree cannot be used, or undefined when it can:
@@ -107,7 +113,10 @@ export function readSubmodules(entries: [string, string][], gitlinks: ReadonlyMa
     const m = /^submodule\.([\s\S]+)\.([A-Za-z][A-Za-z0-9-]*)$/.exec(key);
     if (!m) continue;
     const vars = byName.get(m[1]!) ?? new Map<string, string[]>();
-    vars.set(m[2]!.toLowerCase(), [...(vars.get(m[2]!.toLowerCase()) ?? []), value]);
+    const variable = m[2]!.toLowerCase();
+    const values = vars.get(variable);
+    if (values) values.push(value);
+    else vars.set(variable, [value]);
     byName.set(m[1]!, vars);
   }
   const problems: string[] = [];

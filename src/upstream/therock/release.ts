@@ -123,8 +123,9 @@ export async function readTheRockTree(tree: GitTree, ref: string): Promise<TheRo
   }
 
   const cmake = new Map<string, string>();
+  const read = new Set(allowed);
   for (const f of cmakeFiles) {
-    if (!allowed.includes(f)) continue;
+    if (!read.has(f)) continue;
     const t = textOf(f);
     if (t !== undefined) cmake.set(f, t);
   }

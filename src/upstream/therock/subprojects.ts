@@ -1,6 +1,8 @@
 import path from 'node:path';
-import { evaluateArgs, expandVariables, parseCMake, splitList, type CMakeCommand } from '../facts/cmake-lexer.js';
+import { parseCMake, splitList, type CMakeCommand } from '../facts/cmake-lexer.js';
+import { evaluateBounded, ExpansionBudget, ExpansionLimit, expandBounded, Scope, withBuiltins, withoutSelfReference, type VariableLookup } from './cmake-values.js';
 import { printable, shown, treePathProblem, type Submodule } from './gitmodules.js';
+import { SubmoduleIndex } from './submodule-index.js';
 
 /**
  * The components TheRock builds, read from its CMake files: every
@@ -15,6 +17,10 @@ import { printable, shown, treePathProblem, type Submodule } from './gitmodules.
  * parent's variables). A variable set in several branches contributes every
  * value to a dependency list; as a source directory it must have one value.
  * Variables that cannot be resolved so are reported, never guessed.
+ *
+ * Reading costs time linear in the bytes read: variable expansion is
+ * bounded per file (EXPANSION_LIMITS, cmake-values.ts) and a file whose
+ * expansion would exceed it is read up to that command and reported cut.
  */
 
 export type SourceKind = 'submodule' | 'tree' | 'build' | 'unresolved';
@@ -89,8 +95,6 @@ const FALLBACK_KEYWORDS = [
  */
 const TOOLCHAIN_SUBPROJECT: Record<string, string> = { 'amd-hip': 'hip-clr', 'amd-llvm': 'amd-llvm' };
 
-const inside = (inner: string, outer: string) => outer === '' || inner === outer || inner.startsWith(`${outer}/`);
-
 /** A file's directory in TheRock's tree ('' for the root). */
 const dirOf = (file: string) => (path.posix.dirname(file) === '.' ? '' : path.posix.dirname(file));
 
@@ -103,26 +107,23 @@ const dirOf = (file: string) => (path.posix.dirname(file) === '.' ? '' : path.po
 const ROOT = '\0';
 const BUILD_VARIABLES = ['CMAKE_CURRENT_BINARY_DIR', 'CMAKE_BINARY_DIR', 'THEROCK_BINARY_DIR', 'PROJECT_BINARY_DIR'];
 
-/** Variable candidates of one directory scope: every value a `set` or `list(APPEND)` may give each name. */
-type Scope = Map<string, string[]>;
+/**
+ * What expanding a file's variables may produce, in characters: a floor for
+ * small files that use long lists, plus a few times the file's own size. A
+ * real TheRock file expands to a fraction of this; a hostile one stops here.
+ */
+export const EXPANSION_LIMITS = { floor: 64 * 1024, perByte: 8 };
 
-function view(scope: Scope): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const [name, values] of scope) {
-    const elements = [...new Set(values.flatMap((v) => splitList(v)))];
-    out.set(name, elements.join(';'));
-  }
-  return out;
-}
+const budgetFor = (text: string) => new ExpansionBudget(EXPANSION_LIMITS.floor + EXPANSION_LIMITS.perByte * text.length);
 
-function builtins(file: string): [string, string][] {
+function builtins(file: string): Map<string, string> {
   const dir = dirOf(file);
   const here = dir === '' ? ROOT : `${ROOT}/${dir}`;
   // project(THEROCK) makes THEROCK_SOURCE_DIR the top of the tree.
   const out: [string, string][] = [['THEROCK_SOURCE_DIR', ROOT], ['CMAKE_SOURCE_DIR', ROOT], ['CMAKE_CURRENT_LIST_DIR', here]];
   // CMAKE_CURRENT_SOURCE_DIR is the directory of the CMakeLists.txt being processed; in an included .cmake file it is the includer's, unknown here.
   if (path.posix.basename(file) === 'CMakeLists.txt') out.push(['CMAKE_CURRENT_SOURCE_DIR', here]);
-  return out;
+  return new Map(out);
 }
 
 /** The values a `set(...)` call gives: the arguments before CACHE or PARENT_SCOPE. */
@@ -134,6 +135,9 @@ function setValues(args: string[]): string[] {
 interface ParsedFile {
   file: string;
   commands: CMakeCommand[];
+  budget: ExpansionBudget;
+  /** The line at which reading stopped, its expansion limit reached. */
+  cutAt?: number;
 }
 
 export interface CMakeInput {
@@ -154,16 +158,30 @@ export function readSubprojects(input: CMakeInput): SubprojectsRead {
     const p = parseCMake(text);
     // CMake stops at the first syntax error; so does this reading, keeping the commands before it.
     for (const e of p.errors) problems.push(`${file}:${e.line}: ${e.message}; the rest of the file is not read`);
-    parsed.set(file, { file, commands: p.commands });
+    parsed.set(file, { file, commands: p.commands, budget: budgetFor(text) });
   }
   const keywords = new Set(declareKeywords(parsed) ?? FALLBACK_KEYWORDS);
+  const submodules = new SubmoduleIndex(input.submodules);
+  /** Runs `step` for one command of `f`; false once the file's expansion limit is reached (reported once). */
+  const within = (f: ParsedFile, c: CMakeCommand, step: () => void): boolean => {
+    if (f.cutAt !== undefined) return c.line < f.cutAt;
+    try {
+      step();
+      return true;
+    } catch (err) {
+      if (!(err instanceof ExpansionLimit)) throw err;
+      f.cutAt = c.line;
+      problems.push(`${f.file}:${c.line}: ${err.message}, the most a file of its size may; the rest of the file is not read`);
+      return false;
+    }
+  };
 
   // Directory scopes, top down: a CMakeLists.txt sees what the nearest CMakeLists.txt above it set.
   const scopes = new Map<string, Scope>();
   const scopeOf = (dir: string): Scope => {
     const have = scopes.get(dir);
     if (have) return have;
-    let parent: Scope = new Map();
+    let parent: Scope | undefined;
     if (dir !== '') {
       let up = dirOf(dir);
       for (;;) {
@@ -175,27 +193,30 @@ export function readSubprojects(input: CMakeInput): SubprojectsRead {
         up = dirOf(up);
       }
     }
-    const scope: Scope = new Map([...parent].map(([k, v]) => [k, [...v]]));
+    const scope = new Scope(parent);
     const own = parsed.get(dir === '' ? 'CMakeLists.txt' : `${dir}/CMakeLists.txt`);
     if (own) {
-      for (const c of outsideFunctions(own.commands)) assign(scope, c, own.file);
+      const vars = withBuiltins(scope, builtins(own.file));
+      for (const c of outsideFunctions(own.commands)) if (!within(own, c, () => assign(scope, vars, c, own.budget))) break;
     }
     scopes.set(dir, scope);
     return scope;
   };
 
   const subprojects: Subproject[] = [];
-  for (const { file, commands } of parsed.values()) {
+  for (const f of parsed.values()) {
+    const { file, commands } = f;
     const isLists = path.posix.basename(file) === 'CMakeLists.txt';
-    const scope = isLists ? scopeOf(dirOf(file)) : new Map<string, string[]>();
-    const vars = new Map([...view(scope), ...builtins(file)]);
+    const vars = withBuiltins(isLists ? scopeOf(dirOf(file)) : new Scope(), builtins(file));
     for (const { command, inFunction } of withFunctions(commands)) {
       if (command.name !== DECLARE) continue;
       if (inFunction !== undefined) {
+        if (f.cutAt !== undefined && command.line >= f.cutAt) break;
         unresolved.push(`${file}:${command.line}: ${DECLARE} inside function ${shown(inFunction)}: its callers are not followed`);
         continue;
       }
-      const s = declaration(command, file, vars, keywords, input.submodules, problems, unresolved);
+      let s: Subproject | undefined;
+      if (!within(f, command, () => (s = declaration(command, file, vars, keywords, submodules, problems, unresolved, f.budget)))) break;
       if (s) subprojects.push(s);
     }
   }
@@ -247,23 +268,21 @@ function outsideFunctions(commands: CMakeCommand[]): CMakeCommand[] {
 }
 
 /** What one command does to the variables of its scope, expanded where it stands (as CMake expands at `set` time). */
-function assign(scope: Scope, c: CMakeCommand, file: string): void {
-  const vars = new Map([...view(scope), ...builtins(file)]);
-  const add = (name: string, value: string) => scope.set(name, [...(scope.get(name) ?? []), value]);
-  if (c.name === 'set' && c.args.length > 0) {
-    const [name, ...rest] = evaluateArgs(c.args, vars);
+function assign(scope: Scope, vars: VariableLookup, c: CMakeCommand, budget: ExpansionBudget): void {
+  const nameAt = c.name === 'set' ? 0 : c.name === 'list' && c.args[0]?.value === 'APPEND' ? 1 : -1;
+  if (nameAt >= 0 && c.args.length > nameAt) {
+    const [name, ...extra] = evaluateBounded([c.args[nameAt]!], vars, budget);
     if (name === undefined || name.includes('${')) return;
-    add(name, setValues(rest).join(';'));
-  } else if (c.name === 'list' && c.args[0]?.value === 'APPEND' && c.args.length > 1) {
-    const [, name, ...rest] = evaluateArgs(c.args, vars);
-    if (name === undefined || name.includes('${')) return;
-    add(name, rest.join(';'));
+    // `set(L ${L} more)` adds to L what L has: the reference is not expanded (cmake-values.ts).
+    const rest = c.args.slice(nameAt + 1).flatMap((a) => withoutSelfReference(a, name) ?? []);
+    const values = [...extra, ...evaluateBounded(rest, vars, budget)];
+    scope.add(name, (c.name === 'set' ? setValues(values) : values).join(';'), budget);
   } else if (c.name === 'therock_enable_external_source' && c.args.length >= 2) {
     // TheRock's cmake/therock_external_source.cmake: THEROCK_<NAME>_SOURCE_DIR
     // is the given default unless the user points THEROCK_USE_EXTERNAL_<NAME> elsewhere.
-    const [pkg, dflt] = evaluateArgs(c.args, vars);
+    const [pkg, dflt] = evaluateBounded(c.args, vars, budget);
     if (pkg === undefined || dflt === undefined || pkg.includes('${')) return;
-    add(`THEROCK_${pkg.toUpperCase().replace(/-/g, '_')}_SOURCE_DIR`, dflt);
+    scope.add(`THEROCK_${pkg.toUpperCase().replace(/-/g, '_')}_SOURCE_DIR`, dflt, budget);
   }
 }
 
@@ -275,11 +294,12 @@ function references(value: string): string[] {
 function declaration(
   c: CMakeCommand,
   file: string,
-  vars: Map<string, string>,
+  vars: VariableLookup,
   keywords: Set<string>,
-  submodules: Submodule[],
+  submodules: SubmoduleIndex,
   problems: string[],
   unresolved: string[],
+  budget: ExpansionBudget,
 ): Subproject | undefined {
   const at = `${file}:${c.line}`;
   const nameArg = c.args[0];
@@ -287,7 +307,7 @@ function declaration(
     problems.push(`${at}: ${DECLARE} without a name`);
     return undefined;
   }
-  const name = expandVariables(nameArg.value, vars);
+  const name = expandBounded(nameArg.value, vars, budget);
   if (name.includes('${') || !/^[A-Za-z0-9_.+-]+$/.test(name)) {
     unresolved.push(`${at}: ${DECLARE} ${shown(nameArg.value)}: the name is not a literal subproject name`);
     return undefined;
@@ -302,15 +322,16 @@ function declaration(
       continue;
     }
     if (current === undefined) continue;
-    groups.get(current)!.push({ raw: a.value, values: evaluateArgs([a], vars) });
+    groups.get(current)!.push({ raw: a.value, values: evaluateBounded([a], vars, budget) });
   }
   const sourceArg = groups.get('EXTERNAL_SOURCE_DIR')?.[0];
-  const source: SubprojectSource = sourceArg ? locate(sourceArg.raw, file, vars, submodules) : { kind: 'unresolved', written: '', why: 'is not given' };
+  const source: SubprojectSource = sourceArg ? locate(sourceArg.raw, file, vars, submodules, budget) : { kind: 'unresolved', written: '', why: 'is not given' };
   if (source.kind === 'unresolved') {
     const what = `${at}: ${name}: EXTERNAL_SOURCE_DIR${source.written ? ` ${shown(source.written)}` : ''} ${source.why}`;
     (source.refused ? problems : unresolved).push(what);
   }
   const deps: SubprojectDep[] = [];
+  const have = new Set<string>();
   for (const [keyword, kind] of [['BUILD_DEPS', 'build'], ['RUNTIME_DEPS', 'runtime']] as const) {
     for (const a of groups.get(keyword) ?? []) {
       const via = a.raw.includes('${') ? printable(a.raw) : undefined;
@@ -321,7 +342,9 @@ function declaration(
           continue;
         }
         if (!/^[A-Za-z0-9_.+-]+$/.test(v)) continue;
-        if (!deps.some((d) => d.name === v && d.kind === kind)) deps.push({ name: v, kind, ...(via ? { via } : {}) });
+        if (have.has(`${kind} ${v}`)) continue;
+        have.add(`${kind} ${v}`);
+        deps.push({ name: v, kind, ...(via ? { via } : {}) });
       }
     }
   }
@@ -332,9 +355,9 @@ function declaration(
 }
 
 /** Where an EXTERNAL_SOURCE_DIR points: a submodule's subdirectory, TheRock's own tree, the build tree, or unresolved. */
-export function locate(written: string, file: string, vars: ReadonlyMap<string, string>, submodules: readonly Submodule[]): SubprojectSource {
-  const known = new Map([...vars].filter(([k]) => !BUILD_VARIABLES.includes(k)));
-  const value = expandVariables(written, known);
+export function locate(written: string, file: string, vars: VariableLookup, submodules: SubmoduleIndex, budget: ExpansionBudget): SubprojectSource {
+  const known: VariableLookup = { get: (name) => (BUILD_VARIABLES.includes(name) ? undefined : vars.get(name)) };
+  const value = expandBounded(written, known, budget);
   if (BUILD_VARIABLES.some((b) => value.startsWith(`\${${b}}`))) return { kind: 'build', written };
   const refs = references(value);
   if (refs.length > 0) return { kind: 'unresolved', written, why: `needs \${${refs.join('}, ${')}}, which is not set where it is declared` };
@@ -356,8 +379,8 @@ export function locate(written: string, file: string, vars: ReadonlyMap<string, 
   }
   const rel = parts.join('/');
   if (rel !== '' && treePathProblem(rel)) return { kind: 'unresolved', written, why: `resolves to ${shown(rel)}, which ${treePathProblem(rel)}`, refused: true };
-  const sub = [...submodules].sort((a, b) => b.path.length - a.path.length).find((s) => rel === s.path || rel.startsWith(`${s.path}/`));
+  const sub = submodules.holding(rel);
   if (sub) return { kind: 'submodule', written, submodule: sub.name, dir: rel.slice(sub.path.length + 1) };
-  const wrapped = submodules.filter((s) => inside(s.path, rel));
-  return { kind: 'tree', written, dir: rel, ...(wrapped.length === 1 ? { wraps: wrapped[0]!.name } : {}) };
+  const wrapped = submodules.under(rel);
+  return { kind: 'tree', written, dir: rel, ...(wrapped.count === 1 ? { wraps: wrapped.first!.name } : {}) };
 }

@@ -134,7 +134,11 @@ export function readArtifactSubprojects(text: string, file = 'build_tools/artifa
       problems.push(`${file}: ${shown(artifact)} is not an artifact name with a list of subproject names; left out`);
       continue;
     }
-    for (const s of subs as string[]) bySubproject.set(s, [...(bySubproject.get(s) ?? []), artifact]);
+    for (const s of subs as string[]) {
+      const have = bySubproject.get(s);
+      if (have) have.push(artifact);
+      else bySubproject.set(s, [artifact]);
+    }
   }
   return { bySubproject, problems };
 }

@@ -1,7 +1,6 @@
-import { ebuildVars, unquote } from '../ebuild/vars.js';
+import { ebuildVars, unquote } from './vars.js';
 import { expand } from '../model/resolve.js';
-import { withoutRevision } from '../model/version.js';
-import { versionMatches } from './checks/dependencies.js';
+import { compareVersions, parseVersion, withoutRevision } from '../model/version.js';
 
 /**
  * Whether the dependencies of an ebuild on packages of its own overlay can be
@@ -101,6 +100,28 @@ export async function dependencyKeysOfText(text: string): Promise<Set<string>> {
     }
   }
   return keys;
+}
+
+/** Whether `version` satisfies the atom's operator (PMS 8.3.1). */
+export function versionMatches(a: { op: string; version?: string; glob: boolean }, version: string): boolean {
+  if (!a.version || !a.op) return true;
+  if (!parseVersion(version)) return false;
+  const strip = (v: string) => v.replace(/-r\d+$/, '');
+  const c = compareVersions(version, a.version);
+  switch (a.op) {
+    case '<':
+      return c < 0;
+    case '<=':
+      return c <= 0;
+    case '>':
+      return c > 0;
+    case '>=':
+      return c >= 0;
+    case '~':
+      return strip(version) === strip(a.version);
+    default:
+      return a.glob ? version === a.version || version.startsWith(`${a.version}`) : c === 0;
+  }
 }
 
 /** Whether one ebuild of the package meets the dependency's version and slot. */
