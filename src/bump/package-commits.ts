@@ -33,6 +33,8 @@ export interface CommitInput {
   metadata: ReadonlyMap<string, string>;
   identity: Person;
   separateDrops: boolean;
+  /** Patch files each package's written ebuild adds to its files/, by atom (patch-files.ts). */
+  addFiles?: ReadonlyMap<string, { name: string; content: Buffer }[]>;
 }
 
 export interface PackageCommits {
@@ -136,6 +138,7 @@ export async function packageCommits(input: CommitInput): Promise<PackageCommits
         ...(metadata !== undefined ? { metadata } : {}),
         remove: work.remove,
         removeFiles,
+        addFiles: work.write ? (input.addFiles?.get(atom) ?? []) : [],
         manifest: pkg?.manifest,
         entries: own,
         unneeded,
@@ -162,6 +165,7 @@ export async function packageCommits(input: CommitInput): Promise<PackageCommits
       ...(metadata !== undefined ? { metadata } : {}),
       remove: superseded,
       removeFiles: addFiles,
+      addFiles: input.addFiles?.get(atom) ?? [],
       manifest: pkg?.manifest,
       entries: own,
       unneeded: addUnneeded,

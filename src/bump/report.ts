@@ -3,6 +3,7 @@ import type { Plan } from '../plan/plan.js';
 import type { Held } from './hold.js';
 import type { BumpInputs } from './inputs.js';
 import type { BumpPlan } from './plan.js';
+import type { PatchFiles } from './patch-files.js';
 import type { HandEdits, PackageWork } from './reconcile.js';
 import type { BumpOptions, BumpResult, PlannedPackage } from './types.js';
 
@@ -26,10 +27,11 @@ export function plannedPackages(plan: Plan, works: PackageWork[] = []): PlannedP
 }
 
 /** The report once the work is known: what a dry run returns; later stages add branch, distfiles, commits and head. */
-export function bumpReport(o: BumpOptions, inputs: BumpInputs, held: Held, planned: BumpPlan, edits: HandEdits): BumpResult {
+export function bumpReport(o: BumpOptions, inputs: BumpInputs, held: Held, planned: BumpPlan, edits: HandEdits, patches: PatchFiles): BumpResult {
   const { dir, model } = inputs;
   const { plan, maintainer } = planned;
   const { works, warnings } = edits;
+  const added = (atom: string) => (patches.byAtom.get(atom) ?? []).map((f) => f.name);
   return {
     version: o.version,
     overlay: dir,
@@ -44,7 +46,7 @@ export function bumpReport(o: BumpOptions, inputs: BumpInputs, held: Held, plann
     }),
     left: plan.left.map((l) => ({ atom: l.atom, versions: l.versions, reason: l.reason, action: l.action, removed: l.remove })),
     changes: works
-      .filter((w) => w.revbump || w.carried || w.discarded.length > 0)
+      .filter((w) => w.revbump || w.carried || w.discarded.length > 0 || added(w.atom).length > 0)
       .map((w) => ({
         atom: w.atom,
         version: w.write?.version ?? w.remove.join(', '),
@@ -52,6 +54,7 @@ export function bumpReport(o: BumpOptions, inputs: BumpInputs, held: Held, plann
         ...(w.carried ? { carried: w.carried } : {}),
         discarded: w.discarded,
         removedFiles: [],
+        addedFiles: added(w.atom),
       })),
     notes: warnings,
     signing: held.signing,
@@ -65,6 +68,6 @@ export function addRemovedFiles(result: BumpResult, works: PackageWork[], remove
   for (const r of removedFiles) {
     const change = result.changes.find((c) => c.atom === r.atom);
     if (change) change.removedFiles = r.files;
-    else result.changes.push({ atom: r.atom, version: works.find((w) => w.atom === r.atom)?.write?.version ?? '', discarded: [], removedFiles: r.files });
+    else result.changes.push({ atom: r.atom, version: works.find((w) => w.atom === r.atom)?.write?.version ?? '', discarded: [], removedFiles: r.files, addedFiles: [] });
   }
 }

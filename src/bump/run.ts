@@ -3,6 +3,7 @@ import { checkWrites } from './check.js';
 import { downloadSize, ensureAllDistfiles } from './distfiles.js';
 import { checkInputs, type BumpInputs } from './inputs.js';
 import { landCommits } from './land.js';
+import { ourPatchFiles } from './patch-files.js';
 import { planBump } from './plan.js';
 import { readOverlay } from './read.js';
 import { reconcileWithOverlay } from './reconcile.js';
@@ -21,8 +22,8 @@ export type { BumpOptions, BumpResult, PackageChange, PlannedPackage } from './t
  * step leaves the overlay exactly as it was.
  *
  * Each stage is a module of its own, with its input and output types:
- * inputs → hold (the lock) → read → plan → reconcile → check → distfiles →
- * write → land. docs/ARCHITECTURE.md draws them.
+ * inputs → hold (the lock) → read → plan → reconcile → patch files → check →
+ * distfiles → write → land. docs/ARCHITECTURE.md draws them.
  */
 export async function runBump(o: BumpOptions): Promise<BumpResult> {
   // Everything that needs no work first: paths, flags, the manifest.
@@ -43,7 +44,9 @@ async function bumpHeld(o: BumpOptions, inputs: BumpInputs, held: Held): Promise
   // Render every new ebuild, then read what the overlay holds of the planned packages:
   // revisions to bump, hand edits to carry forward or refuse to lose.
   const edits = await reconcileWithOverlay(o, inputs, read, planned.plan);
-  const result = bumpReport(o, inputs, held, planned, edits);
+  // Our patch files go into files/ with the ebuilds that apply them; a different file already there stops the bump here.
+  const patches = await ourPatchFiles(inputs, read, edits);
+  const result = bumpReport(o, inputs, held, planned, edits, patches);
   for (const w of edits.warnings) o.warn(w);
   if (o.dryRun) {
     result.download = downloadSize(edits.works, read.state, resolveDistdir(o.distdir));
@@ -67,7 +70,7 @@ async function bumpHeld(o: BumpOptions, inputs: BumpInputs, held: Held): Promise
   }
   try {
     const by = await committer(inputs, held);
-    const written = await composeCommits({ o, inputs, read, planned, edits, checked, entries: fetched.entries, saveSettings, identity: by.identity, sign: held.signing.sign });
+    const written = await composeCommits({ o, inputs, read, planned, edits, patches, checked, entries: fetched.entries, saveSettings, identity: by.identity, sign: held.signing.sign });
     addRemovedFiles(result, edits.works, written.removedFiles);
     result.notes.push(...written.notes);
     result.commits = written.commits.map((c) => ({ subject: c.message.split('\n')[0]!, files: c.changes.map((x) => x.path) }));

@@ -67,6 +67,8 @@ export interface PackageChange {
   discarded: { version: string; diff: string }[];
   /** Files under files/ the package's commit removes: no remaining ebuild uses them. */
   removedFiles: string[];
+  /** Our patch files the package's commit adds under files/: the new ebuild applies them. */
+  addedFiles: string[];
 }
 
 export interface BumpResult {
@@ -88,7 +90,7 @@ export interface BumpResult {
    * (keep, or with --drop-old treeclean, or drop the older versions).
    */
   left: { atom: string; versions: string[]; reason: string; action: LeftPackage['action']; removed: string[] }[];
-  /** Revision bumps, carried hand edits, discarded ones, removed files/ entries. */
+  /** Revision bumps, carried hand edits, discarded ones, removed and added files/ entries. */
   changes: PackageChange[];
   /** What bump could not decide alone and reports. */
   notes: string[];

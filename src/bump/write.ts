@@ -7,6 +7,7 @@ import { gentooEclassUpdate } from './eclass.js';
 import type { BumpInputs } from './inputs.js';
 import { packageCommits } from './package-commits.js';
 import { packageSetsCommit } from './package-sets.js';
+import type { PatchFiles } from './patch-files.js';
 import type { BumpPlan } from './plan.js';
 import type { OverlayRead } from './read.js';
 import type { HandEdits } from './reconcile.js';
@@ -42,6 +43,8 @@ export interface WriteInput {
   read: OverlayRead;
   planned: BumpPlan;
   edits: HandEdits;
+  /** Our patch files each package's commit adds to its files/. */
+  patches: PatchFiles;
   checked: Checked;
   /** Hashed distfiles, by name. */
   entries: ReadonlyMap<string, ManifestEntry>;
@@ -76,6 +79,7 @@ export async function composeCommits(input: WriteInput): Promise<Written> {
     metadata,
     identity: signer,
     separateDrops: o.separateDrops ?? false,
+    addFiles: input.patches.byAtom,
   });
   const scaffold = await scaffoldCommits(plan, model, signer, year, creating ? maintainer.save : undefined, maintainer.maintainers, input.sign);
   // ::gentoo's rocm.eclass stays unless these ebuilds use names it lacks: then the update is its own first commit.

@@ -367,7 +367,7 @@ export default class Bump extends BaseCommand {
     }
   }
 
-  /** Revision bumps, carried and discarded hand edits, removed files: with their diffs on a dry run. */
+  /** Revision bumps, carried and discarded hand edits, added and removed files: with their diffs on a dry run. */
   private changes(r: BumpResult, diffs: boolean): void {
     const show = (diff: string) => {
       if (diffs && diff) this.log(diff.trimEnd().replace(/^/gm, '      '));
@@ -390,6 +390,7 @@ export default class Bump extends BaseCommand {
         this.log(`  ${c.atom}-${d.version}: changes made by hand discarded (--discard-local)`);
         show(d.diff);
       }
+      if (c.addedFiles.length) this.log(`  ${c.atom}-${c.version}: ${r.dryRun ? 'adds' : 'added'} ${c.addedFiles.map((f) => `files/${f}`).join(', ')}: the manifest's ${c.addedFiles.length === 1 ? 'patch' : 'patches'}, which it applies`);
       if (c.removedFiles.length) this.log(`  ${c.atom}: removed ${c.removedFiles.map((f) => `files/${f}`).join(', ')}: no remaining ebuild uses ${c.removedFiles.length === 1 ? 'it' : 'them'}`);
     }
   }

@@ -141,8 +141,16 @@ export interface UrlPatchSpec {
   releases?: VersionRange;
 }
 
-/** A patch file shipped in patches/<component>/ (FILESDIR), or one fetched by URL. */
-export type PatchSpec = string | UrlPatchSpec;
+/** Our own patch, shipped in patches/<component>/ next to the manifest and installed to the package's files/. */
+export interface FilePatchSpec {
+  file: string;
+  reason: string;
+  /** The releases it applies to; default all the component's. */
+  releases?: VersionRange;
+}
+
+/** A patch file shipped in patches/<component>/ (FILESDIR: its bare name, or with a reason and releases), or one fetched by URL. */
+export type PatchSpec = string | FilePatchSpec | UrlPatchSpec;
 
 export interface PhaseCode {
   before?: string;
@@ -208,7 +216,8 @@ export interface ComponentSpec {
 /** How a fact was established: read at the upstream tag, agreed with a named packager's recipe, or pinned by TheRock. */
 export type EvidenceKind = 'tag' | 'peer' | 'pin';
 
-export type EvidenceFact = 'sources' | 'deps' | 'cmake' | 'targets' | 'fixups' | 'tests' | 'use' | 'python' | 'license' | 'install';
+/** `offline`: with the options the ebuild passes, the build reaches no download (checked by `upstream evidence`). */
+export type EvidenceFact = 'sources' | 'deps' | 'cmake' | 'targets' | 'fixups' | 'tests' | 'use' | 'python' | 'license' | 'install' | 'offline';
 
 export interface EvidenceSpec {
   /** The releases the record covers: a list, or a range. */

@@ -23,7 +23,7 @@ export interface PackageEvidence {
   facts: EvidenceFact[];
 }
 
-const FACT_ORDER: readonly EvidenceFact[] = ['sources', 'deps', 'cmake', 'targets', 'use', 'fixups', 'python', 'tests', 'install', 'license'];
+const FACT_ORDER: readonly EvidenceFact[] = ['sources', 'deps', 'cmake', 'targets', 'use', 'fixups', 'offline', 'python', 'tests', 'install', 'license'];
 
 export function covers(record: EvidenceSpec, version: string): boolean {
   return Array.isArray(record.releases) ? record.releases.includes(version) : inRange(version, record.releases);

@@ -12,6 +12,8 @@ export interface PackageEdit {
   remove: string[];
   /** Files under files/ removed (relative to files/). */
   removeFiles: string[];
+  /** Files added under files/ with the ebuild (our patches), relative to files/. */
+  addFiles?: { name: string; content: Buffer }[];
   /** The Manifest as it is before the commit. */
   manifest: string | undefined;
   /** DIST lines set (new distfiles of the written ebuild). */
@@ -31,6 +33,7 @@ export function packageChanges(edit: PackageEdit): FileChange[] {
   if (edit.write) changes.push({ path: `${atom}/${pn}-${edit.write.version}.ebuild`, content: edit.write.text });
   for (const v of edit.remove) changes.push({ path: `${atom}/${pn}-${v}.ebuild`, content: null });
   for (const f of edit.removeFiles) changes.push({ path: `${atom}/files/${f}`, content: null });
+  for (const f of edit.addFiles ?? []) changes.push({ path: `${atom}/files/${f.name}`, content: f.content });
   if (edit.metadata !== undefined) changes.push({ path: `${atom}/metadata.xml`, content: edit.metadata });
   const old = edit.manifest !== undefined ? parseManifest(edit.manifest, `${atom}/Manifest`) : [];
   const text = formatManifest(updateManifest(old, edit.entries, (name) => !edit.unneeded.has(name)));

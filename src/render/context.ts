@@ -494,7 +494,8 @@ function heldComment(c: ResolvedComponent): string[] {
  */
 function patchLines(c: ResolvedComponent): string[] {
   return patchesOf(c.spec.patches, c.pn, c.version, c.release).flatMap((p) =>
-    p.kind === 'file' ? [`"\${FILESDIR}/${p.file}"`] : [`# ${p.spec.reason}`, `"\${DISTDIR}/${p.spec.distfile}"`],
+    // The whole word quoted: no expansion of it is left for bash to split (shellcheck SC2206).
+    p.kind === 'file' ? [...(p.reason ? [`# ${p.reason}`] : []), `"\${FILESDIR}/${p.file}"`] : [`# ${p.spec.reason}`, `"\${DISTDIR}/${p.spec.distfile}"`],
   );
 }
 

@@ -1,17 +1,15 @@
-import { access } from 'node:fs/promises';
 import path from 'node:path';
 import type { ManifestIssue } from '../manifest/issues.js';
-import type { PatchSpec } from '../manifest/types.js';
 import { jsonPath, locate } from '../manifest/yaml-source.js';
 import type { CheckContext } from './context.js';
 
 /**
  * Checks over the files as written, before any release is resolved: unique
- * names and atoms, packages listed both as stack components and as external
- * packages, and patch files that exist.
+ * names and atoms, and packages listed both as stack components and as
+ * external packages (patch files: patch-files.ts).
  */
-export async function checkFiles(ctx: CheckContext): Promise<ManifestIssue[]> {
-  return [...checkUnique(ctx), ...checkExternalOverlap(ctx), ...(await checkPatches(ctx))];
+export function checkFiles(ctx: CheckContext): ManifestIssue[] {
+  return [...checkUnique(ctx), ...checkExternalOverlap(ctx)];
 }
 
 function checkUnique(ctx: CheckContext): ManifestIssue[] {
@@ -66,35 +64,6 @@ function checkExternalOverlap(ctx: CheckContext): ManifestIssue[] {
         message: `${atom} is a stack component (${path.relative(ctx.manifest.dir, owner)}) and also listed as an external package`,
         hint: 'remove it from the external list: stack packages are generated, not taken from ::gentoo',
       });
-    }
-  }
-  return issues;
-}
-
-async function checkPatches(ctx: CheckContext): Promise<ManifestIssue[]> {
-  const issues: ManifestIssue[] = [];
-  const { manifest } = ctx;
-  for (const c of manifest.components) {
-    const lists: { at: (string | number)[]; patches: PatchSpec[] }[] = [{ at: ['patches'], patches: c.spec.patches ?? [] }];
-    (c.spec.overrides ?? []).forEach((o, i) => lists.push({ at: ['overrides', i, 'set', 'patches'], patches: o.set.patches ?? [] }));
-    for (const { at, patches } of lists) {
-      for (const [i, p] of patches.entries()) {
-        // A patch fetched by URL is a distfile: the Manifest and the fetcher check it, not this directory.
-        if (typeof p !== 'string') continue;
-        const file = path.join(manifest.dir, 'patches', c.spec.name, p);
-        try {
-          await access(file);
-        } catch {
-          const pos = locate(c.source, [...at, i]);
-          issues.push({
-            file: c.source.file,
-            ...pos,
-            path: jsonPath([...at, i]),
-            message: `patch ${p} not found`,
-            hint: `put it at ${path.relative(process.cwd(), file)}`,
-          });
-        }
-      }
     }
   }
   return issues;

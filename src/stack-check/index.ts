@@ -25,17 +25,20 @@ const NO_POLICY = { default: [], optional: [] };
 export async function checkStack(manifest: Manifest, broken: BrokenParts, options: ReadOptions = {}): Promise<ManifestIssue[]> {
   // Imported here, not at the top: a run that takes the manifest from the
   // cache (validate, graph, render, test, bump, warm) never loads the checks.
-  const [{ checkContext }, { checkDistfiles }, { checkFiles }, { checkProjects }, { checkRelease }, { checkPhaseSyntax, phasePieces }, { checkPeerFindings }] = await Promise.all([
+  const [{ checkContext }, { checkDistfiles }, { checkFiles }, { checkPatchFiles, checkPatchTotals }, { checkProjects }, { checkRelease }, { checkPhaseSyntax, phasePieces }, { checkPeerFindings }] = await Promise.all([
     import('./context.js'),
     import('./distfiles.js'),
     import('./files.js'),
+    import('./patch-files.js'),
     import('./projects.js'),
     import('./release.js'),
     import('./values.js'),
     import('./peer-findings.js'),
   ]);
   const ctx = checkContext(manifest, broken);
-  const issues: ManifestIssue[] = await checkFiles(ctx);
+  const issues: ManifestIssue[] = checkFiles(ctx);
+  const patchFiles = await checkPatchFiles(manifest);
+  issues.push(...patchFiles.issues);
   issues.push(...checkPeerFindings(ctx));
 
   const targetsKnown = !broken.stackKeys.has('targets');
@@ -52,6 +55,7 @@ export async function checkStack(manifest: Manifest, broken: BrokenParts, option
     models.push(model);
     const found = await checkRelease(model, ctx, policy !== undefined);
     if (!broken.stackKeys.has('defaults')) found.push(...checkDistfiles(model));
+    found.push(...checkPatchTotals(model, patchFiles.sizes));
     for (const issue of found) {
       const key = `${issue.file}:${issue.line}:${issue.column}:${issue.path}:${issue.message}`;
       const seen = perRelease.get(key);

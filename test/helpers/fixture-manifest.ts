@@ -145,7 +145,8 @@ excluded:
   dev-python/pyyaml: { subslot: false }
   dev-util/oldtool: { subslot: false, versions: ["1.0", "2.0-r1"] }
 `,
-  'patches/fullcmake/fix-build.patch': '--- a/x\n+++ b/x\n',
+  'patches/fullcmake/fix-build.patch': '--- a/CMakeLists.txt\n+++ b/CMakeLists.txt\n@@ -1 +1 @@\n-project(fullcmake)\n+project(fullcmake LANGUAGES CXX)\n',
+  'patches/fullcmake/fullcmake-6.2.2-sources.patch': '--- a/src/CMakeLists.txt\n+++ b/src/CMakeLists.txt\n@@ -1 +1 @@\n-add_library(fullcmake a.c)\n+add_library(fullcmake a.c b.c)\n',
   'components/full.yaml': `name: full
 projects: [full, full-data]
 atom: sci-libs/full
@@ -302,6 +303,9 @@ prepare:
   - remove: [third_party/bundled]
 patches:
   - fix-build.patch
+  - file: fullcmake-6.2.2-sources.patch
+    reason: our fix for the sources list
+    releases: { from: "6.2.0", until: "9.0.0" }
   - url: https://github.com/ROCm/fullcmake/commit/0123456789abcdef0123456789abcdef01234567.patch
     distfile: fullcmake-\${PV}-0123456.patch
     reason: upstream's fix for a newer compiler

@@ -322,7 +322,7 @@ describe('ci: values from flags and the manifest never shape the generated defin
     // A flag whose value is not checked (a manifest path) still reaches the header's regenerate line.
     const odd = path.join(await tempDir(), 'man\u2028ifest\u0085dir');
     mkdirSync(odd, { recursive: true });
-    for (const f of ['stack.yaml', 'targets.yaml', 'devices.yaml', 'external', 'components']) execFileSync('cp', ['-r', path.join(root, 'manifest', f), odd]);
+    for (const f of ['stack.yaml', 'targets.yaml', 'devices.yaml', 'external', 'components', 'patches']) execFileSync('cp', ['-r', path.join(root, 'manifest', f), odd]);
     try {
       for (const [engine, extra] of engines) {
         const r = await runCli(['ci', engine, ...GFX, ...extra, ...PIN, '--manifest', odd]);

@@ -217,14 +217,14 @@ describe('upstream evidence', function () {
     assert.match(r.stdout, /^ {11}failed +CMAKE_DISABLE_FIND_PACKAGE_Git: passed by cmake\.defines/m);
     assert.match(r.stdout, /^ {2}fixups +failed +prepare\[0\] src\/config\.h: replace "\/opt\/rocm": no match$/m);
     assert.match(r.stdout, /^ {2}record +none: cmake failed, fixups failed$/m);
-    assert.match(r.stdout, /^beta \(dev-libs\/beta\) 6\.3\.3: ROCm\/beta at rocm-6\.3\.3\n {2}sources +held .*\n {2}cmake +held +2 -D names, each defined or read by the project or CMake's own\n {2}fixups +held +1 fix-up applies\n {2}record +would write tag \(sources, cmake, fixups\) \(with --record\)$/m);
-    assert.match(r.stdout, /^2 components: 4 facts held, 2 failed, 0 not checked; 1 record to write with --record$/m);
+    assert.match(r.stdout, /^beta \(dev-libs\/beta\) 6\.3\.3: ROCm\/beta at rocm-6\.3\.3\n {2}sources +held .*\n {2}cmake +held +2 -D names, each defined or read by the project or CMake's own\n {2}fixups +held +1 fix-up applies\n {2}offline +held +no FetchContent, ExternalProject, CPM, file\(DOWNLOAD\) or git clone is reached with the options the ebuild passes; 1 CMake file followed\n {2}record +would write tag \(sources, cmake, fixups, offline\) \(with --record\)$/m);
+    assert.match(r.stdout, /^2 components: 6 facts held, 2 failed, 0 not checked; 1 record to write with --record$/m);
 
     const j = await ev(stack, ['6.3.3', 'alpha', 'beta', '--json']);
     assert.equal(j.code, 6);
     const report = json(j.stdout);
     const alpha = report.components.find((c) => c.component === 'alpha')!;
-    assert.deepEqual(alpha.facts.map((f) => [f.fact, f.status]), [['sources', 'held'], ['cmake', 'failed'], ['fixups', 'failed']]);
+    assert.deepEqual(alpha.facts.map((f) => [f.fact, f.status]), [['sources', 'held'], ['cmake', 'failed'], ['fixups', 'failed'], ['offline', 'held']]);
     assert.equal(alpha.record, undefined);
     const cmake = alpha.facts.find((f) => f.fact === 'cmake')!;
     assert.deepEqual(
@@ -236,7 +236,7 @@ describe('upstream evidence', function () {
       "if() in dev-build/rocm-cmake's CMake modules (ROCm/rocm-cmake rocm-6.3.3, share/rocmcmakebuildtools/cmake/ROCMInstallSymlinks.cmake:2), which the project loads with find_package",
     );
     assert.match(cmake.details.find((d) => d.subject === 'msgpack_DIR')!.reason, /find_package\(msgpack\)/);
-    assert.deepEqual(report.components.find((c) => c.component === 'beta')!.record, { releases: ['6.3.3'], kind: 'tag', source: 'ROCm/beta at rocm-6.3.3', facts: ['sources', 'cmake', 'fixups'] });
+    assert.deepEqual(report.components.find((c) => c.component === 'beta')!.record, { releases: ['6.3.3'], kind: 'tag', source: 'ROCm/beta at rocm-6.3.3', facts: ['sources', 'cmake', 'fixups', 'offline'] });
   });
 
   it('--record writes what held, keeping every other byte; never a record for a component with a failed fact; a second run changes nothing', async () => {
@@ -244,15 +244,15 @@ describe('upstream evidence', function () {
     const alphaBefore = await read(m, 'alpha');
     const r = await ev(m, ['6.3.3', 'alpha', 'beta', '--record']);
     assert.equal(r.code, 6, r.stderr);
-    assert.match(r.stdout, /^ {2}record +written: tag \(sources, cmake, fixups\)$/m);
+    assert.match(r.stdout, /^ {2}record +written: tag \(sources, cmake, fixups, offline\)$/m);
     assert.equal(await read(m, 'alpha'), alphaBefore, 'no record for a component whose facts failed');
-    const record = '  - releases: ["6.3.3"]\n    kind: tag\n    source: ROCm/beta at rocm-6.3.3\n    facts: [sources, cmake, fixups]\n';
+    const record = '  - releases: ["6.3.3"]\n    kind: tag\n    source: ROCm/beta at rocm-6.3.3\n    facts: [sources, cmake, fixups, offline]\n';
     const at = BETA.indexOf('# (end of evidence)');
     assert.equal(await read(m, 'beta'), BETA.slice(0, at) + record + BETA.slice(at));
 
     const again = await ev(m, ['6.3.3', 'beta', '--record']);
     assert.equal(again.code, 0, again.stderr);
-    assert.match(again.stdout, /^ {2}record +already recorded: tag \(sources, cmake, fixups\)$/m);
+    assert.match(again.stdout, /^ {2}record +already recorded: tag \(sources, cmake, fixups, offline\)$/m);
     assert.match(again.stdout, /0 records written, 1 already there$/m);
     assert.equal(await read(m, 'beta'), BETA.slice(0, at) + record + BETA.slice(at));
     assert.deepEqual((await readdir(path.join(m, 'components'))).sort(), ['alpha.yaml', 'beta.yaml', 'gamma.yaml', 'rocm-cmake.yaml'], 'no lock or temporary file left');
@@ -263,12 +263,12 @@ describe('upstream evidence', function () {
     const m = await manifest({ 'components/beta.yaml': seeded });
     const r = await ev(m, ['6.2.2', 'alpha', 'beta', '--record']);
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(await read(m, 'beta'), seeded.replace('facts: [sources]   # checked', 'facts: [sources, cmake, fixups]   # checked'));
-    assert.equal(await read(m, 'alpha'), `${ALPHA}evidence:\n  - releases: ["6.2.2"]\n    kind: tag\n    source: ROCm/alpha at rocm-6.2.2\n    facts: [sources, cmake, fixups]\n`);
+    assert.equal(await read(m, 'beta'), seeded.replace('facts: [sources]   # checked', 'facts: [sources, cmake, fixups, offline]   # checked'));
+    assert.equal(await read(m, 'alpha'), `${ALPHA}evidence:\n  - releases: ["6.2.2"]\n    kind: tag\n    source: ROCm/alpha at rocm-6.2.2\n    facts: [sources, cmake, fixups, offline]\n`);
     const v = await runCli(['validate', m]);
     assert.equal(v.code, 0, v.stdout + v.stderr);
     const render = await runCli(['render', 'alpha', '--version', '6.2.2', '--manifest', m]);
-    assert.match(render.stderr, /tag: ROCm\/alpha at rocm-6\.2\.2 \(sources, cmake, fixups\)/);
+    assert.match(render.stderr, /tag: ROCm\/alpha at rocm-6\.2\.2 \(sources, cmake, fixups, offline\)/);
   });
 
   it("reads a monorepo project's directory through a partial clone over HTTP, and names the asset's directory in the record", async () => {
@@ -277,9 +277,9 @@ describe('upstream evidence', function () {
     const r = await ev(m, ['7.2.0', 'gamma', '--record', '--json']);
     assert.equal(r.code, 0, r.stderr);
     const g = json(r.stdout).components[0]!;
-    assert.deepEqual(g.facts.map((f) => [f.fact, f.status]), [['sources', 'held'], ['cmake', 'held']]);
+    assert.deepEqual(g.facts.map((f) => [f.fact, f.status]), [['sources', 'held'], ['cmake', 'held'], ['offline', 'held']]);
     assert.equal(g.recorded, 'written');
-    assert.match(await read(m, 'gamma'), /\n {4}source: ROCm\/rocm-libraries at rocm-7\.2\.0 \(projects\/gamma\)\n {4}facts: \[sources, cmake\]\n$/);
+    assert.match(await read(m, 'gamma'), /\n {4}source: ROCm\/rocm-libraries at rocm-7\.2\.0 \(projects\/gamma\)\n {4}facts: \[sources, cmake, offline\]\n$/);
     const sent = server.bytesSent - before;
     assert.ok(sent < big / 4, `the server sent ${sent} bytes: the other project's ${big} were not read`);
   });

@@ -15,8 +15,9 @@ export default class UpstreamEvidence extends BaseCommand {
   static override description = `For every component of the release, opens its sources at the release's tags (the trees upstream diff and upstream patches read: the release tarballs, or with --base-url the git tags; a monorepo's project through a partial clone of its directory) and checks the facts that can be checked mechanically:
   sources  every source's tag or release asset exists, and the directory S points at holds the build files
   cmake    every -D name the ebuild passes is defined or read by the project's CMake files (option(), set(… CACHE), if(NAME), \${NAME}) or is CMake's own (CMAKE_*, BUILD_TESTING, the <Pkg>_DIR of a package it finds)
-  fixups   every fix-up applies, replayed as upstream patches replays them (patch files are not replayed)
-Each fact held, failed (with the reason) or was not checked (it cannot be decided here). deps, targets, tests and the other facts need a reviewer and are left out.
+  fixups   every fix-up applies, replayed as upstream patches replays them (our patch files applied as git apply would; a patch fetched by URL is not replayed)
+  offline  with the -D options the ebuild passes (USE flags tried on and off), the CMake of the tree the fix-ups leave reaches no FetchContent, ExternalProject, CPM, file(DOWNLOAD) or git clone, or makes FetchContent find the installed package (FIND_PACKAGE_ARGS, FETCHCONTENT_TRY_FIND_PACKAGE_MODE=ALWAYS, FETCHCONTENT_SOURCE_DIR_<NAME>)
+Each fact held, failed (with the reason), was not checked (it cannot be decided here) or was unreadable (a tree could not be read, or a download sits behind a condition configure computes). deps, targets, tests and the other facts need a reviewer and are left out.
 
 With --record, each component whose checked facts held, none failing, gets an evidence record in its YAML file: releases: ["VERSION"], kind: tag, source: "<owner/repo> at <tag>", facts: the facts that held. It is spliced in with every comment and other byte kept, and a second run changes nothing. The file is replaced by rename under a lock beside it (a second process waits for it); a symbolic link, or a file outside the manifest directory, is refused before anything is read.
 

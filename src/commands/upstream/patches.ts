@@ -12,14 +12,14 @@ import { selectComponents } from '../../upstream/select.js';
 
 export default class UpstreamPatches extends BaseCommand {
   static override summary = "Replay the manifest's fix-ups on a release's sources: which still apply";
-  static override description = `For every fix-up the manifest carries — prepare's replace, delete_lines, insert and remove, and the sed -i
-calls in phase code — checks it against the release's sources and prints one line each, with the file and the reason:
-  applies     matches as before
+  static override description = `For every fix-up the manifest carries — its patch files, prepare's replace, delete_lines, insert and remove, and
+the sed -i calls in phase code — checks it against the release's sources and prints one line each, with the file and the reason:
+  applies     matches as before (a patch file: every hunk applies, as git apply would apply it)
   differs     matches, but a different number of times than in the release compared with (--against)
-  upstream    nothing to do any more: the replacement text is already there, the lines or path are gone
-  fails       the text is not found or the file is gone (sed -i on a missing file dies)
-  skipped     cannot be replayed here (outside the sources, the code computes its arguments, a patch: those
-              fetched by URL are not on this machine offline), or a file skip_missing allows to be absent
+  upstream    nothing to do any more: the replacement text is already there, the lines or path are gone, the patch applies backwards
+  fails       the text is not found, a hunk does not match, or the file is gone (sed -i on a missing file dies)
+  skipped     cannot be replayed here (outside the sources, the code computes its arguments, a patch fetched
+              by URL: not on this machine offline), or a file skip_missing allows to be absent
 Each fix-up meets the text the ones before it left, in the order the ebuild runs them (src_prepare's
 before, the prepare list, its after, then the later phases). Nothing from the manifest is run: replace
 counts the literal text, delete_lines, insert and sed run in GNU sed's sandbox mode on a copy of the

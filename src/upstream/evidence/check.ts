@@ -1,11 +1,13 @@
 import type { LoadedComponent, Manifest } from '../../manifest/load.js';
-import type { EvidenceFact, EvidenceSpec } from '../../manifest/types.js';
+import type { EvidenceSpec } from '../../manifest/types.js';
+import { CHECKED_FACTS, type CheckedFact, type FactCheck, type FactDetail, type FactStatus } from './fact.js';
 import type { ResolvedComponent } from '../../model/resolve.js';
 import { Limiter } from '../../util/limiter.js';
 import type { Progress } from '../../util/progress.js';
 import { collectCMakeNames, explainName, type CMakeNames } from '../facts/cmake-names.js';
 import { hasFixups, treesOf } from '../replay/patches.js';
-import { classify, measureFixups } from '../replay/replay.js';
+import { classify, replayFixups, type Measurement } from '../replay/replay.js';
+import { checkOffline } from './offline.js';
 import { hasPath, TreeError, type SourceTree } from '../trees/source-tree.js';
 import { resolveAt, sourceLabel, sourceRefs, type SourceRef, type TreeProvider } from '../trees/sources.js';
 
@@ -18,35 +20,15 @@ import { resolveAt, sourceLabel, sourceRefs, type SourceRef, type TreeProvider }
  *   setup.py);
  * - fixups: every fix-up applies, replayed as `upstream patches` does;
  * - cmake: every -D name the ebuild passes is one the project's CMake files
- *   define or read, or CMake's own (facts/cmake-names.ts).
+ *   define or read, or CMake's own (facts/cmake-names.ts);
+ * - offline: with those options, the CMake of the tree the fix-ups leave
+ *   reaches no download (offline.ts).
  * The other facts (deps, targets, tests…) need judgment and are not checked.
  */
 
-/** The facts this command checks, in the vocabulary's order. */
-export const CHECKED_FACTS = ['sources', 'cmake', 'fixups'] as const satisfies readonly EvidenceFact[];
-export type CheckedFact = (typeof CHECKED_FACTS)[number];
+export { CHECKED_FACTS, type CheckedFact } from './fact.js';
 
-/**
- * held: checked and true. failed: checked and false (the data must change).
- * unchecked: could not be decided mechanically here (the reason says why).
- * unreadable: a tree could not be read (network, missing repository).
- */
-export type FactStatus = 'held' | 'failed' | 'unchecked' | 'unreadable';
-
-export interface FactDetail {
-  /** What was checked: a source, a -D name, a fix-up on a file. */
-  subject: string;
-  status: FactStatus;
-  reason: string;
-}
-
-export interface FactCheck {
-  fact: CheckedFact;
-  status: FactStatus;
-  /** One line: why it holds or the first reason it does not. */
-  reason: string;
-  details: FactDetail[];
-}
+export type { FactCheck, FactDetail, FactStatus } from './fact.js';
 
 export interface ComponentEvidence {
   component: string;
@@ -265,12 +247,12 @@ async function checkCMake(c: ResolvedComponent, main: { check: FactCheck; tree?:
   return summarize('cmake', details, `${passed.size} -D name${passed.size === 1 ? '' : 's'}, each defined or read by the project or CMake's own`);
 }
 
-async function checkFixups(manifest: Manifest, c: ResolvedComponent, provider: TreeProvider, main: { check: FactCheck; tree?: SourceTree }): Promise<FactCheck | undefined> {
+function checkFixups(c: ResolvedComponent, measurements: Measurement[], main: { check: FactCheck; tree?: SourceTree }): FactCheck | undefined {
   if (!hasFixups(c) && !(c.spec.patches ?? []).length) return undefined;
   if (!main.tree) return withoutTree('fixups', main.check);
-  // The replay lists the release's patches first, as not replayed (unchecked), then measures the fix-ups.
+  // The replay applies the release's patches first (a patch fetched by URL is unchecked), then measures the fix-ups.
   const details: FactDetail[] = [];
-  for (const l of (await measureFixups(c, treesOf(manifest, c, provider))).map((m) => classify(m, undefined))) {
+  for (const l of measurements.map((m) => classify(m, undefined))) {
     // An edit of the installed image or a temporary file is not a fix-up of the sources.
     if (l.status === 'skipped' && OUTSIDE_SOURCES.test(l.file)) continue;
     const status: FactStatus = l.status === 'applies' || l.status === 'differs' ? 'held' : l.status === 'skipped' ? 'unchecked' : l.status === 'unreadable' ? 'unreadable' : 'failed';
@@ -302,8 +284,11 @@ export async function checkComponent(manifest: Manifest, loaded: LoadedComponent
   const source = recordSource(refs);
   const sources = await checkSources(c, refs, provider);
   const cmake = await checkCMake(c, sources, modules);
-  const fixups = await checkFixups(manifest, c, provider, sources);
-  const facts = [sources.check, ...(cmake ? [cmake] : []), ...(fixups ? [fixups] : [])];
+  // The fix-ups replayed once: their measurements, and the trees as they leave them, which the build reads.
+  const replayed = sources.tree ? await replayFixups(c, treesOf(manifest, c, provider)) : undefined;
+  const fixups = checkFixups(c, replayed?.measurements ?? [], sources);
+  const offline = replayed ? await checkOffline(c, replayed.trees) : c.spec.build === 'cmake' ? withoutTree('offline', sources.check) : undefined;
+  const facts = [sources.check, ...(cmake ? [cmake] : []), ...(fixups ? [fixups] : []), ...(offline ? [offline] : [])];
   const out: ComponentEvidence = { ...base, ...(source ? { source } : {}), facts };
   const bad = facts.filter((f) => f.status === 'failed' || f.status === 'unreadable');
   if (bad.length > 0) out.noRecord = bad.map((f) => `${f.fact} ${f.status === 'failed' ? 'failed' : 'could not be read'}`).join(', ');

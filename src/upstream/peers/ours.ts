@@ -106,7 +106,7 @@ export async function ourSide(manifest: Manifest, model: StackModel, c: Resolved
   }
   for (const [i, p] of (c.spec.patches ?? []).entries()) {
     if (typeof p === 'string') continue;
-    const f = recipe.fixups.find((x) => x.id === `patch ${p.distfile}`);
+    const f = recipe.fixups.find((x) => x.id === `patch ${'distfile' in p ? p.distfile : p.file}`);
     if (f) f.reason = p.reason;
     void i;
   }

@@ -22,7 +22,7 @@ export class RecordError extends Error {
   }
 }
 
-export const FACT_ORDER: readonly EvidenceFact[] = ['sources', 'deps', 'cmake', 'targets', 'use', 'fixups', 'python', 'tests', 'install', 'license'];
+export const FACT_ORDER: readonly EvidenceFact[] = ['sources', 'deps', 'cmake', 'targets', 'use', 'fixups', 'offline', 'python', 'tests', 'install', 'license'];
 
 /** A plain YAML scalar when it reads back as the same string, else double-quoted (JSON's escapes are YAML's). */
 export function scalar(text: string): string {

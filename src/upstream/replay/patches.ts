@@ -3,6 +3,7 @@ import type { ResolvedComponent } from '../../model/resolve.js';
 import { Limiter } from '../../util/limiter.js';
 import type { Progress } from '../../util/progress.js';
 import { classify, measureFixups, type Measurement, type ReplayLine, type ReplayStatus, type ReplayTrees } from './replay.js';
+import { PatchFileError, readPatchFile } from '../../stack-check/patch-files.js';
 import { TreeError, type SourceTree } from '../trees/source-tree.js';
 import { dataRelease, resolveAt, sourceLabel, sourceRefs, type TreeProvider } from '../trees/sources.js';
 
@@ -56,6 +57,14 @@ export function treesOf(manifest: Manifest, c: ResolvedComponent, provider: Tree
       }
       return t;
     },
+    async patch(file) {
+      try {
+        return await readPatchFile(manifest.dir, c.name, file);
+      } catch (err) {
+        if (err instanceof PatchFileError) return { error: err.message };
+        throw err;
+      }
+    },
   };
 }
 
@@ -68,7 +77,7 @@ export async function replayPatches(manifest: Manifest, o: PatchesOptions): Prom
   const work: { now: ResolvedComponent; before?: ResolvedComponent }[] = [];
   for (const loaded of o.components) {
     const now = resolveAt(manifest, loaded, o.version);
-    // Patches are listed too (as not replayed), so a component with only patches is reported, not passed over.
+    // A component with only patches is replayed too, not passed over.
     if (!now || (!hasFixups(now) && (now.spec.patches ?? []).length === 0)) continue;
     const before = against ? resolveAt(manifest, loaded, against) : undefined;
     work.push({ now, ...(before ? { before } : {}) });

@@ -4,6 +4,7 @@ import { patchesOf } from '../../model/patches.js';
 import type { ResolvedComponent } from '../../model/resolve.js';
 import { evaluateWord, globToRegExp, type Helpers } from './bash-words.js';
 import { changedLines, onlyDeletes, parseSedArgs, runSed, type SedCall } from './sed-command.js';
+import { applyDiffFile, type DiffFile } from '../../util/unified-diff.js';
 import { hasPath, type SourceTree } from '../trees/source-tree.js';
 import type { SourceRef } from '../trees/sources.js';
 
@@ -52,12 +53,15 @@ export interface ReplayTrees {
   refs: SourceRef[];
   /** The tree of a source, or why it cannot be read. */
   tree(index: number): Promise<SourceTree | { error: string }>;
+  /** One of the component's patch files (patches/<component>/), parsed, or why it cannot be read. */
+  patch?(file: string): Promise<{ diff: DiffFile[] } | { error: string }>;
 }
 
 const MARK = (name: string) => `\u0000${name}\u0000`;
 const OUTSIDE = ['ED', 'D', 'T', 'BUILD_DIR', 'HOME', 'FILESDIR', 'DISTDIR'];
 
-function environment(c: ResolvedComponent, t: ReplayTrees): { env: Map<string, string>; helpers: Helpers } {
+/** The variables and helper outputs words are expanded with: EPREFIX empty, the release's PV and LLVM slot, marks for paths outside the sources. */
+export function replayEnvironment(c: ResolvedComponent, t: ReplayTrees): { env: Map<string, string>; helpers: Helpers } {
   const env = new Map<string, string>([
     ['EPREFIX', ''],
     ['EROOT', ''],
@@ -195,12 +199,17 @@ function occurrences(haystack: string, needle: string): number {
  * The lines keep the manifest's order.
  */
 export async function measureFixups(c: ResolvedComponent, trees: ReplayTrees): Promise<Measurement[]> {
+  return (await replayFixups(c, trees)).measurements;
+}
+
+/** The fix-ups measured, and the trees as the ebuild leaves them after src_prepare (for facts read after it). */
+export async function replayFixups(c: ResolvedComponent, trees: ReplayTrees): Promise<{ measurements: Measurement[]; trees: ReplayTrees }> {
   const t = working(trees);
-  const { env, helpers } = environment(c, t);
+  const { env, helpers } = replayEnvironment(c, t);
   const phases = (c.spec.phases ?? {}) as Partial<Record<(typeof PHASES)[number], Record<string, string | undefined>>>;
   const steps: { order: number; run: () => Promise<Measurement[]> }[] = [];
-  // PATCHES apply before the fix-ups (the build system's default src_prepare); they are not replayed.
-  steps.push({ order: -0.5, run: async () => patchMeasurements(c) });
+  // PATCHES apply before the fix-ups (the build system's default src_prepare runs eapply).
+  steps.push({ order: -0.5, run: () => measurePatches(c, t) });
   (c.spec.prepare ?? []).forEach((op, i) => steps.push({ order: 0, run: () => measureOp(op, i, env, helpers, t) }));
   for (const [phase, code] of Object.entries(phases) as [(typeof PHASES)[number], Record<string, string | undefined>][]) {
     (['before', 'replace', 'after'] as const).forEach((part, k) => {
@@ -213,37 +222,58 @@ export async function measureFixups(c: ResolvedComponent, trees: ReplayTrees): P
   }
   const measured = new Map<(typeof steps)[number], Measurement[]>();
   for (const step of [...steps].sort((a, b) => a.order - b.order)) measured.set(step, await step.run());
-  return steps.flatMap((step) => measured.get(step)!);
+  return { measurements: steps.flatMap((step) => measured.get(step)!), trees: t };
 }
 
 /**
- * Patches are said, never silently left out: one fetched by URL is a
- * distfile the replay has no copy of (it reads the sources only, and may be
- * offline), one shipped in files/ would need `patch` run on the tree. Both
- * are reported as skipped, with the way to check them.
+ * PATCHES, in the order the ebuild applies them (before every other fix-up):
+ * our own patch files are applied to the working tree as `git apply` would
+ * (exact context, any offset, no fuzz: util/unified-diff.ts), one line per
+ * file a patch touches; one that applies backwards is already upstream. A
+ * patch fetched by URL is a distfile the replay has no copy of (it reads the
+ * sources only, and may be offline): said, never silently left out.
  */
-function patchMeasurements(c: ResolvedComponent): Measurement[] {
-  return patchesOf(c.spec.patches, c.pn, c.version, c.release).map((p): Measurement =>
-    p.kind === 'url'
-      ? {
-          key: `patches[${p.at}] ${p.name}`,
-          fixup: `patches[${p.at}]`,
-          op: 'patch',
-          what: `patch ${p.name}`,
-          file: p.name,
-          state: 'skipped',
-          reason: `cannot replay a patch fetched by URL offline (${p.url}); the ebuild's prepare phase checks that it applies`,
-        }
-      : {
-          key: `patches[${p.at}] ${p.file}`,
-          fixup: `patches[${p.at}]`,
-          op: 'patch',
-          what: `patch ${p.file}`,
-          file: p.file,
-          state: 'skipped',
-          reason: "patches from files/ are not replayed; the ebuild's prepare phase checks that it applies",
-        },
-  );
+async function measurePatches(c: ResolvedComponent, t: ReplayTrees): Promise<Measurement[]> {
+  const out: Measurement[] = [];
+  for (const p of patchesOf(c.spec.patches, c.pn, c.version, c.release)) {
+    const base = { fixup: `patches[${p.at}]`, op: 'patch' as const };
+    if (p.kind === 'url') {
+      out.push({ ...base, key: `patches[${p.at}] ${p.name}`, what: `patch ${p.name}`, file: p.name, state: 'skipped', reason: `cannot replay a patch fetched by URL offline (${p.url}); the ebuild's prepare phase checks that it applies` });
+      continue;
+    }
+    const what = `patch ${p.file}`;
+    const read = t.patch ? await t.patch(p.file) : { error: 'no patch files are known to this replay' };
+    if ('error' in read) {
+      out.push({ ...base, key: `patches[${p.at}] ${p.file}`, what, file: p.file, state: 'error', reason: read.error });
+      continue;
+    }
+    for (const df of read.diff) {
+      const rel = (df.oldPath ?? df.newPath)!;
+      const m = { ...base, key: `patches[${p.at}] ${p.file} ${rel}`, what, file: rel };
+      const where = await place(rel, t);
+      if ('skip' in where) {
+        out.push({ ...m, state: where.unreadable ? 'unreadable' : 'skipped', reason: where.skip });
+        continue;
+      }
+      const text = (await where.tree.read([where.rel])).get(where.rel)?.toString('utf8');
+      if (text === undefined && df.oldPath !== null) {
+        out.push({ ...m, state: 'no-file', reason: 'the file is gone (the patch would fail)' });
+        continue;
+      }
+      const r = applyDiffFile(text, df);
+      if (r.ok) {
+        if (df.newPath === null) edit(where.tree)?.remove(where.rel);
+        else edit(where.tree)?.write(where.rel, Buffer.from(r.text));
+        const moved = r.offsets.map((o, k) => (o === 0 ? '' : `hunk ${k + 1} at ${o > 0 ? '+' : ''}${o} lines`)).filter(Boolean);
+        out.push({ ...m, state: 'measured', count: df.hunks.length, ...(moved.length ? { reason: moved.join(', ') } : {}) });
+        continue;
+      }
+      const back = applyDiffFile(text, df, true);
+      if (back.ok) out.push({ ...m, state: 'measured', count: 0, aimMet: true, reason: 'the change is already there (the patch applies backwards)' });
+      else out.push({ ...m, state: 'error', reason: r.reason });
+    }
+  }
+  return out;
 }
 
 /** Phases in the order Portage runs them; src_prepare is placed by hand (its code wraps the prepare list). */
@@ -480,11 +510,12 @@ export function classify(now: Measurement, before: Measurement | undefined): Rep
       return { ...now, status: 'fails', reason: now.reason ?? `the file is gone (sed -i would die)`, ...withPrev };
     case 'measured': {
       const n = now.count ?? 0;
-      const unit = now.op === 'replace' ? 'match' : now.op === 'remove' ? 'path' : now.op === 'insert' ? 'matching line' : 'line';
+      const unit = now.op === 'replace' ? 'match' : now.op === 'remove' ? 'path' : now.op === 'insert' ? 'matching line' : now.op === 'patch' ? 'hunk' : 'line';
       const plural = (k: number) => `${k} ${unit}${k === 1 ? '' : unit === 'match' ? 'es' : 's'}`;
       if (now.op === 'remove') return { ...now, status: 'applies', reason: 'the path exists', ...withPrev };
       if (n > 0) {
         if (prev !== undefined && prev !== n) return { ...now, status: 'differs', reason: `${plural(n)}, ${prev} before`, ...withPrev };
+        if (now.op === 'patch') return { ...now, status: 'applies', reason: `${plural(n)} ${n === 1 ? 'applies' : 'apply'}${now.reason ? ` (${now.reason})` : ''}`, ...withPrev };
         return { ...now, status: 'applies', reason: now.op === 'replace' || now.op === 'insert' ? plural(n) : `${plural(n)} changed`, ...withPrev };
       }
       if (now.aimMet) return { ...now, status: 'upstream', reason: now.reason ?? 'already done upstream', ...withPrev };
