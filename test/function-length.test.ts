@@ -18,7 +18,6 @@ const KNOWN_LONG = new Set<string>([
   'upstream/facts/cmake-lexer.ts:parseCMake',
   'upstream/releases/projects.ts:compareProjects',
   'upstream/replay/bash-words.ts:evaluateWord',
-  'upstream/therock/compare.ts:compareWithManifest',
   'upstream/therock/release.ts:readTheRockTree',
 ]);
 
