@@ -16,7 +16,6 @@ const KNOWN_LONG = new Set<string>([
   'commands/lint.ts:run',
   'manifest/load.ts:readManifest',
   'upstream/facts/cmake-lexer.ts:parseCMake',
-  'upstream/releases/projects.ts:compareProjects',
   'upstream/replay/bash-words.ts:evaluateWord',
   'upstream/therock/release.ts:readTheRockTree',
 ]);
