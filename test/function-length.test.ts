@@ -15,7 +15,6 @@ export const MAX_LINES = 100;
 const KNOWN_LONG = new Set<string>([
   'commands/lint.ts:run',
   'manifest/load.ts:readManifest',
-  'upstream/facts/cmake-lexer.ts:parseCMake',
   'upstream/replay/bash-words.ts:evaluateWord',
   'upstream/therock/release.ts:readTheRockTree',
 ]);
