@@ -16,7 +16,6 @@ const KNOWN_LONG = new Set<string>([
   'commands/lint.ts:run',
   'manifest/load.ts:readManifest',
   'upstream/replay/bash-words.ts:evaluateWord',
-  'upstream/therock/release.ts:readTheRockTree',
 ]);
 
 /** The comment just before a long function must say this (and why) for it to be kept whole. */
