@@ -15,11 +15,6 @@ export const MAX_LINES = 100;
 const KNOWN_LONG = new Set<string>([
   'commands/lint.ts:run',
   'manifest/load.ts:readManifest',
-  'upstream/facts/cmake-lexer.ts:parseCMake',
-  'upstream/releases/projects.ts:compareProjects',
-  'upstream/replay/bash-words.ts:evaluateWord',
-  'upstream/therock/compare.ts:compareWithManifest',
-  'upstream/therock/release.ts:readTheRockTree',
 ]);
 
 /** The comment just before a long function must say this (and why) for it to be kept whole. */

@@ -87,6 +87,70 @@ function escape(c: string): string {
   return c;
 }
 
+/**
+ * Skips a comment at `#`: a bracket comment (`#[[…]]`) or the rest of the line.
+ * Returns the line an unterminated bracket comment started on.
+ */
+function skipComment(s: Scanner): number | undefined {
+  const level = s.bracketOpen(s.i + 1);
+  if (level < 0) {
+    s.skipLineComment();
+    return undefined;
+  }
+  const start = s.line;
+  s.i++;
+  return s.bracket(level) === undefined ? start : undefined;
+}
+
+/** A quoted argument's value, read after its opening quote; undefined when it is not closed. */
+function quotedArgument(s: Scanner): string | undefined {
+  let value = '';
+  let closed = false;
+  while (!s.done) {
+    const q = s.next();
+    if (q === '"') {
+      closed = true;
+      break;
+    }
+    if (q === '\\') {
+      const e = s.next();
+      if (e === '\n') continue; // line continuation
+      if (e === '\r' && s.peek() === '\n') {
+        s.next();
+        continue;
+      }
+      value += escape(e);
+    } else {
+      value += q;
+    }
+  }
+  return closed ? value : undefined;
+}
+
+/** An unquoted argument's value, up to a blank, a parenthesis or a comment. */
+function unquotedArgument(s: Scanner): string {
+  let value = '';
+  while (!s.done) {
+    const u = s.peek();
+    if (isSpace(u) || u === '\n' || u === '(' || u === ')' || u === '#') break;
+    if (u === '\\') {
+      s.next();
+      value += escape(s.next());
+    } else if (u === '"') {
+      // Legacy unquoted argument: -DFOO="a b" is one argument, quotes kept.
+      value += s.next();
+      while (!s.done && s.peek() !== '"') {
+        if (s.peek() === '\\') value += s.next();
+        value += s.next();
+      }
+      if (!s.done) value += s.next();
+    } else {
+      value += s.next();
+    }
+  }
+  return value;
+}
+
 export function parseCMake(text: string): CMakeParse {
   const s = new Scanner(text);
   const commands: CMakeCommand[] = [];
@@ -103,14 +167,8 @@ export function parseCMake(text: string): CMakeParse {
       continue;
     }
     if (c === '#') {
-      const level = s.bracketOpen(s.i + 1);
-      if (level >= 0) {
-        const start = s.line;
-        s.i++;
-        if (s.bracket(level) === undefined) return fail('unterminated bracket comment', start);
-      } else {
-        s.skipLineComment();
-      }
+      const unterminated = skipComment(s);
+      if (unterminated !== undefined) return fail('unterminated bracket comment', unterminated);
       continue;
     }
     if (!isIdentStart(c)) return fail(`unexpected ${JSON.stringify(c)} outside a command`);
@@ -128,14 +186,8 @@ export function parseCMake(text: string): CMakeParse {
       if (isSpace(ch) || ch === '\n') {
         s.next();
       } else if (ch === '#') {
-        const level = s.bracketOpen(s.i + 1);
-        if (level >= 0) {
-          const start = s.line;
-          s.i++;
-          if (s.bracket(level) === undefined) return fail('unterminated bracket comment', start);
-        } else {
-          s.skipLineComment();
-        }
+        const unterminated = skipComment(s);
+        if (unterminated !== undefined) return fail('unterminated bracket comment', unterminated);
       } else if (ch === '(') {
         depth++;
         s.next();
@@ -146,27 +198,8 @@ export function parseCMake(text: string): CMakeParse {
       } else if (ch === '"') {
         const start = s.line;
         s.next();
-        let value = '';
-        let closed = false;
-        while (!s.done) {
-          const q = s.next();
-          if (q === '"') {
-            closed = true;
-            break;
-          }
-          if (q === '\\') {
-            const e = s.next();
-            if (e === '\n') continue; // line continuation
-            if (e === '\r' && s.peek() === '\n') {
-              s.next();
-              continue;
-            }
-            value += escape(e);
-          } else {
-            value += q;
-          }
-        }
-        if (!closed) return fail('unterminated quoted argument', start);
+        const value = quotedArgument(s);
+        if (value === undefined) return fail('unterminated quoted argument', start);
         args.push({ value, kind: 'quoted', line: start });
       } else if (s.bracketOpen() >= 0) {
         const start = s.line;
@@ -175,25 +208,7 @@ export function parseCMake(text: string): CMakeParse {
         args.push({ value: content, kind: 'bracket', line: start });
       } else {
         const start = s.line;
-        let value = '';
-        while (!s.done) {
-          const u = s.peek();
-          if (isSpace(u) || u === '\n' || u === '(' || u === ')' || u === '#') break;
-          if (u === '\\') {
-            s.next();
-            value += escape(s.next());
-          } else if (u === '"') {
-            // Legacy unquoted argument: -DFOO="a b" is one argument, quotes kept.
-            value += s.next();
-            while (!s.done && s.peek() !== '"') {
-              if (s.peek() === '\\') value += s.next();
-              value += s.next();
-            }
-            if (!s.done) value += s.next();
-          } else {
-            value += s.next();
-          }
-        }
+        const value = unquotedArgument(s);
         args.push({ value, kind: 'unquoted', line: start });
       }
     }

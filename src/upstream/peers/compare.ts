@@ -346,7 +346,13 @@ function compareFixups(input: CompareInput, out: ItemResult[], lacks: string[], 
       void elsewhere;
     }
   }
-  // Ours that the peer does not make: argued by their own reason or a differences entry.
+  compareOurFixups(input, out, touched, unplaced);
+}
+
+/** Ours that the peer does not make: argued by their own reason or a differences entry. */
+function compareOurFixups(input: CompareInput, out: ItemResult[], touched: ReadonlyMap<string, FileEdit[]>, unplaced: string | undefined): void {
+  const { ours } = input;
+  const label = PEER_LABEL[input.kind];
   for (const f of ours.recipe.fixups) {
     const paths = [...new Set(f.edits.map((e) => e.path))];
     const alone = paths.filter((p) => !touched.has(p));

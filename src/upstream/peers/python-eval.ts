@@ -281,88 +281,15 @@ export class SpackEvaluator {
         }
         return;
       }
-      case 'if': {
-        const branches: Map<string, Val>[] = [];
-        const negs: string[] = [];
-        for (const [test, body] of s.branches) {
-          const t = truth(this.eval(test, scope), this.text(test));
-          if (t === true) {
-            if (branches.length === 0) {
-              this.execBlock(body, scope);
-              return;
-            }
-            branches.push(this.branch(body, scope, negs.join(' and ')));
-            this.merge(scope, branches, this.text(s));
-            return;
-          }
-          if (t === false) continue;
-          branches.push(this.branch(body, scope, [...negs, t].join(' and ')));
-          negs.push(`not (${t})`);
-        }
-        if (branches.length === 0) {
-          this.execBlock(s.orelse, scope);
-          return;
-        }
-        branches.push(this.branch(s.orelse, scope, negs.join(' and ')));
-        this.merge(scope, branches, this.text(s));
-        const ret = scope.get('\u0000return');
-        if (ret) {
-          scope.delete('\u0000return');
-          // Every path returned: the result is the merged one.
-          if (branches.every((b) => b.has('\u0000return'))) throw new Return(ret);
-        }
+      case 'if':
+        this.execIf(s, scope);
         return;
-      }
-      case 'for': {
-        const it = this.eval(s.iter, scope);
-        if (it.k === 'list') {
-          for (const item of it.items) {
-            this.step();
-            this.bind(s.target, item.v, scope);
-            if (item.conds.length > 0) {
-              this.conds.push(...item.conds);
-              try {
-                this.execBlock(s.body, scope);
-              } finally {
-                this.conds.splice(this.conds.length - item.conds.length);
-              }
-            } else this.execBlock(s.body, scope);
-          }
-          return;
-        }
-        if (it.k === 'dict') {
-          for (const [key] of it.entries) {
-            this.bind(s.target, key, scope);
-            this.execBlock(s.body, scope);
-          }
-          return;
-        }
-        // Over something unknown: the body once, its loop variable unknown.
-        this.bindUnknown(s.target, scope);
-        this.execBlock(s.body, scope);
+      case 'for':
+        this.execFor(s, scope);
         return;
-      }
-      case 'with': {
-        const entered: Val[] = [];
-        for (const [e, as] of s.items) {
-          const v = this.eval(e, scope);
-          entered.push(v);
-          if (v.k === 'ctx' && v.kind === 'when') this.whens.push(v.arg && v.arg.k === 'str' ? v.arg.v : show(v.arg ?? unknown('?')));
-          else if (v.k === 'ctx' && v.kind === 'working_dir') this.cwd.push(v.arg ? show(v.arg) : '{?}');
-          else if (v.k === 'ctx' && v.kind === 'default_args') this.defaults.push(v.kwargs ?? {});
-          if (as) this.bindUnknown(as, scope);
-        }
-        try {
-          this.execBlock(s.body, scope);
-        } finally {
-          for (const v of entered.reverse()) {
-            if (v.k === 'ctx' && v.kind === 'when') this.whens.pop();
-            else if (v.k === 'ctx' && v.kind === 'working_dir') this.cwd.pop();
-            else if (v.k === 'ctx' && v.kind === 'default_args') this.defaults.pop();
-          }
-        }
+      case 'with':
+        this.execWith(s, scope);
         return;
-      }
       case 'def':
         scope.set(s.name, { k: 'func', def: s, bound: scope === this.classAttrs });
         return;
@@ -378,6 +305,91 @@ export class SpackEvaluator {
         return;
       default:
         return;
+    }
+  }
+
+  /** An if/elif/else: a decided test runs its branch; undecided ones run each branch on a copy and merge what they bind. */
+  private execIf(s: Extract<Stmt, { t: 'if' }>, scope: Map<string, Val>): void {
+    const branches: Map<string, Val>[] = [];
+    const negs: string[] = [];
+    for (const [test, body] of s.branches) {
+      const t = truth(this.eval(test, scope), this.text(test));
+      if (t === true) {
+        if (branches.length === 0) {
+          this.execBlock(body, scope);
+          return;
+        }
+        branches.push(this.branch(body, scope, negs.join(' and ')));
+        this.merge(scope, branches, this.text(s));
+        return;
+      }
+      if (t === false) continue;
+      branches.push(this.branch(body, scope, [...negs, t].join(' and ')));
+      negs.push(`not (${t})`);
+    }
+    if (branches.length === 0) {
+      this.execBlock(s.orelse, scope);
+      return;
+    }
+    branches.push(this.branch(s.orelse, scope, negs.join(' and ')));
+    this.merge(scope, branches, this.text(s));
+    const ret = scope.get('\u0000return');
+    if (ret) {
+      scope.delete('\u0000return');
+      // Every path returned: the result is the merged one.
+      if (branches.every((b) => b.has('\u0000return'))) throw new Return(ret);
+    }
+  }
+
+  /** A for loop over a known list (each item under its own conditions) or dict; over anything else the body once. */
+  private execFor(s: Extract<Stmt, { t: 'for' }>, scope: Map<string, Val>): void {
+    const it = this.eval(s.iter, scope);
+    if (it.k === 'list') {
+      for (const item of it.items) {
+        this.step();
+        this.bind(s.target, item.v, scope);
+        if (item.conds.length > 0) {
+          this.conds.push(...item.conds);
+          try {
+            this.execBlock(s.body, scope);
+          } finally {
+            this.conds.splice(this.conds.length - item.conds.length);
+          }
+        } else this.execBlock(s.body, scope);
+      }
+      return;
+    }
+    if (it.k === 'dict') {
+      for (const [key] of it.entries) {
+        this.bind(s.target, key, scope);
+        this.execBlock(s.body, scope);
+      }
+      return;
+    }
+    // Over something unknown: the body once, its loop variable unknown.
+    this.bindUnknown(s.target, scope);
+    this.execBlock(s.body, scope);
+  }
+
+  /** A with block: `when(…)`, `working_dir(…)` and `default_args(…)` apply to the directives inside it. */
+  private execWith(s: Extract<Stmt, { t: 'with' }>, scope: Map<string, Val>): void {
+    const entered: Val[] = [];
+    for (const [e, as] of s.items) {
+      const v = this.eval(e, scope);
+      entered.push(v);
+      if (v.k === 'ctx' && v.kind === 'when') this.whens.push(v.arg && v.arg.k === 'str' ? v.arg.v : show(v.arg ?? unknown('?')));
+      else if (v.k === 'ctx' && v.kind === 'working_dir') this.cwd.push(v.arg ? show(v.arg) : '{?}');
+      else if (v.k === 'ctx' && v.kind === 'default_args') this.defaults.push(v.kwargs ?? {});
+      if (as) this.bindUnknown(as, scope);
+    }
+    try {
+      this.execBlock(s.body, scope);
+    } finally {
+      for (const v of entered.reverse()) {
+        if (v.k === 'ctx' && v.kind === 'when') this.whens.pop();
+        else if (v.k === 'ctx' && v.kind === 'working_dir') this.cwd.pop();
+        else if (v.k === 'ctx' && v.kind === 'default_args') this.defaults.pop();
+      }
     }
   }
 

@@ -86,7 +86,11 @@ const KEYWORDS = new Set([
 const OPERATORS = ['**=', '//=', '>>=', '<<=', '...', '->', ':=', '**', '//', '<<', '>>', '<=', '>=', '==', '!=', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '@=',
   '+', '-', '*', '/', '%', '@', '&', '|', '^', '~', '<', '>', '(', ')', '[', ']', '{', '}', ',', ':', '.', ';', '='];
 
-/** Python's tokens with INDENT/DEDENT, line continuations and implicit joining inside brackets. */
+/**
+ * Python's tokens with INDENT/DEDENT, line continuations and implicit joining inside brackets.
+ * Kept as one piece: a single scan over the text whose branches all move the same cursor, line
+ * and line-start counters and bracket depth; split apart, each part would have to hand them back.
+ */
 export function tokenize(src: string): Token[] {
   const out: Token[] = [];
   const indents = [0];

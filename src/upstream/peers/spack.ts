@@ -136,7 +136,20 @@ export async function readSpackRecipe(input: SpackInput): Promise<PeerRecipe | u
   };
   if (ev.budgetExceeded) recipe.unreadable.push({ what: 'the recipe', why: 'the walk ran out of its step budget; facts after that point are missing', where: at(1) });
 
-  // Variants and their defaults decide conditions our USE flags do not.
+  const defaults = variantDefaults(ev);
+  const decide: Decide = (texts) => decideResidues(texts, version, input.useFlags, defaults);
+  readSources(ev, picked, version, source, decide, recipe, at);
+  readDeps(input, ev, decide, recipe, at);
+  readCmakeArgs(input, ev, source, defaults, decide, recipe, at);
+  await readFixups(input, ev, pkgDir, version, decide, recipe, at);
+  return recipe;
+}
+
+/** Decides a fact's conditions: the USE flags it needs, why it is left aside, or false when it does not apply. */
+type Decide = (texts: string[]) => { when: string[] } | { skip: string } | false;
+
+/** Variants and their defaults decide conditions our USE flags do not. */
+function variantDefaults(ev: SpackEvaluator): Map<string, boolean | string> {
   const defaults = new Map<string, boolean | string>();
   for (const d of ev.directives) {
     if (d.name !== 'variant' || !str(d.args[0])) continue;
@@ -144,9 +157,11 @@ export async function readSpackRecipe(input: SpackInput): Promise<PeerRecipe | u
     if (def?.k === 'bool') defaults.set(str(d.args[0])!, def.v);
     else if (def?.k === 'str') defaults.set(str(d.args[0])!, def.v);
   }
-  const decide = (texts: string[]): { when: string[] } | { skip: string } | false => decideResidues(texts, version, input.useFlags, defaults);
+  return defaults;
+}
 
-  // Sources: the version's URL (its own, url_for_version, or the class url extrapolated), git tags, resources.
+/** Sources: the version's URL (its own, url_for_version, or the class url extrapolated), git tags, resources. */
+function readSources(ev: SpackEvaluator, picked: Run['versions'][number], version: string, source: string, decide: Decide, recipe: PeerRecipe, at: (line: number) => Where): void {
   const main = sourceOf(ev, picked, version);
   if ('url' in main) {
     recipe.sources.push({ url: main.url, when: [], where: at(picked.line) });
@@ -175,8 +190,10 @@ export async function readSpackRecipe(input: SpackInput): Promise<PeerRecipe | u
   const rootDir = str(root) ?? (root === undefined ? '.' : undefined);
   if (rootDir !== undefined) recipe.s = { dir: normalise(rootDir), where: at(lineOf(source, 'root_cmakelists_dir') ?? 1) };
   else recipe.unreadable.push({ what: 'root_cmakelists_dir', why: `it is ${show(root!)}`, where: at(lineOf(source, 'root_cmakelists_dir') ?? 1), fact: 'sources' });
+}
 
-  // Dependencies: depends_on and extends, their conditions decided.
+/** Dependencies: depends_on and extends, their conditions decided. */
+function readDeps(input: SpackInput, ev: SpackEvaluator, decide: Decide, recipe: PeerRecipe, at: (line: number) => Where): void {
   for (const d of ev.directives) {
     if (d.name !== 'depends_on' && d.name !== 'extends') continue;
     const spec = str(d.args[0]);
@@ -209,8 +226,18 @@ export async function readSpackRecipe(input: SpackInput): Promise<PeerRecipe | u
     if (specRest(spec) && /\^/.test(specRest(spec))) fact.when.push(`(${specRest(spec)})`);
     recipe.deps.push(fact);
   }
+}
 
-  // CMake options: cmake_args() walked for this version.
+/** CMake options: cmake_args() walked for this version. */
+function readCmakeArgs(
+  input: SpackInput,
+  ev: SpackEvaluator,
+  source: string,
+  defaults: ReadonlyMap<string, boolean | string>,
+  decide: Decide,
+  recipe: PeerRecipe,
+  at: (line: number) => Where,
+): void {
   const args = ev.callMethod('cmake_args');
   const argsLine = lineOf(source, 'def cmake_args') ?? 1;
   if (args?.k === 'list') {
@@ -226,9 +253,6 @@ export async function readSpackRecipe(input: SpackInput): Promise<PeerRecipe | u
       else recipe.unreadable.push({ what: 'a CMake option', why: `cannot read ${show(item.v)}`, where: at(argsLine), fact: 'cmake' });
     }
   } else if (args !== undefined) recipe.unreadable.push({ what: 'cmake_args()', why: `it returns ${show(args)}`, where: at(argsLine), fact: 'cmake' });
-
-  await readFixups(input, ev, pkgDir, version, decide, recipe, at);
-  return recipe;
 }
 
 function lineOf(source: string, needle: string): number | undefined {
@@ -393,7 +417,7 @@ async function readFixups(
   ev: SpackEvaluator,
   pkgDir: string,
   version: string,
-  decide: (t: string[]) => { when: string[] } | { skip: string } | false,
+  decide: Decide,
   recipe: PeerRecipe,
   at: (line: number) => Where,
 ): Promise<void> {

@@ -165,33 +165,7 @@ export async function compareProjects(manifest: Manifest, o: ProjectsOptions): P
   if (!recorded) againstSource = `AMD's release manifest of ${against}`;
 
   const newByName = new Map(now.release.projects.map((p) => [p.name, p]));
-  const oldPath = new Map((before?.projects ?? []).map((p) => [p.name, p.path]));
-  const oldSet = new Set(oldNames);
-  const acNew = accounting(manifest, o.version);
-  const acOld = accounting(manifest, against);
-
-  const projects: ProjectEntry[] = [];
-  for (const p of now.release.projects) {
-    const status: ProjectStatus = oldSet.has(p.name) ? 'kept' : 'new';
-    const packagedBy = acNew.packaged.get(p.name) ?? [];
-    const excluded = acNew.excluded.get(p.name);
-    const was = oldPath.get(p.name);
-    projects.push({
-      name: p.name,
-      status,
-      packagedBy,
-      ...(excluded ? { excluded } : {}),
-      accounted: packagedBy.length > 0 || excluded !== undefined,
-      path: p.path,
-      ...(was !== undefined && was !== p.path ? { pathBefore: was } : {}),
-    });
-  }
-  for (const name of oldNames) {
-    if (newByName.has(name)) continue;
-    const packagedBy = acOld.packaged.get(name) ?? [];
-    const excluded = acOld.excluded.get(name);
-    projects.push({ name, status: 'gone', packagedBy, ...(excluded ? { excluded } : {}), accounted: false, ...(oldPath.has(name) ? { path: oldPath.get(name)! } : {}) });
-  }
+  const projects = projectEntries(manifest, o.version, against, now.release, oldNames, before);
 
   const gone = projects.filter((p) => p.status === 'gone');
   const added = projects.filter((p) => p.status === 'new');
@@ -214,29 +188,7 @@ export async function compareProjects(manifest: Manifest, o: ProjectsOptions): P
   }
 
   const limiter = new Limiter(Math.max(1, o.jobs));
-  if (o.probe && gone.length > 0 && added.length > 0) {
-    // GitHub answers for a renamed repository under its old name: same HEAD, same repository.
-    const heads = new Map<string, string | undefined>();
-    const names = [...gone.map((g) => ({ name: g.name, url: before?.projects.find((p) => p.name === g.name)?.url })), ...added.map((n) => ({ name: n.name, url: newByName.get(n.name)?.url }))];
-    let done = 0;
-    await Promise.all(
-      names.map(({ name, url }) =>
-        limiter.run(async () => {
-          const repo = repositoryUrl(githubName(url, name), o.baseUrl);
-          const r = await execFile('git', ['ls-remote', '--', repo, 'HEAD'], { env: gitEnv(), timeoutMs: o.deadline.callMs() });
-          const sha = r.code === 0 ? /^([0-9a-f]{40,64})\s/m.exec(r.stdout.toString())?.[1] : undefined;
-          if (!sha) problems.push(`${name}: cannot ask ${repo} (${r.timedOut ? o.deadline.reason() : lastLine(r.stderr) || 'no HEAD'})`);
-          heads.set(name, sha);
-          o.progress.step(++done, names.length, `ls-remote ${name}`);
-        }),
-      ),
-    );
-    o.progress.done();
-    for (const g of gone) for (const n of added) {
-      const a = heads.get(g.name);
-      if (a && a === heads.get(n.name)) relate('renamed', g.name, n.name, `the ${g.name} repository answers with ${n.name}'s HEAD (${a.slice(0, 12)})`);
-    }
-  }
+  if (o.probe && gone.length > 0 && added.length > 0) await probeRenames(o, gone, added, before, newByName, limiter, relate, problems);
 
   if (o.trees && gone.length > 0) {
     await findMoves(manifest, o, against, gone, now.release, limiter, relate, problems);
@@ -251,6 +203,79 @@ export async function compareProjects(manifest: Manifest, o: ProjectsOptions): P
 
   const monorepos = await monorepoProjects(manifest, o.version, o);
   return { version: o.version, against, source: now.source, againstSource, projects, relations, ...(drift ? { drift } : {}), problems, monorepos };
+}
+
+/** Each project of the new release, and each gone from the older one, with the packages that account for it. */
+function projectEntries(
+  manifest: Manifest,
+  version: string,
+  against: string,
+  release: ReleaseManifest,
+  oldNames: readonly string[],
+  before: ReleaseManifest | undefined,
+): ProjectEntry[] {
+  const newByName = new Map(release.projects.map((p) => [p.name, p]));
+  const oldPath = new Map((before?.projects ?? []).map((p) => [p.name, p.path]));
+  const oldSet = new Set(oldNames);
+  const acNew = accounting(manifest, version);
+  const acOld = accounting(manifest, against);
+  const projects: ProjectEntry[] = [];
+  for (const p of release.projects) {
+    const status: ProjectStatus = oldSet.has(p.name) ? 'kept' : 'new';
+    const packagedBy = acNew.packaged.get(p.name) ?? [];
+    const excluded = acNew.excluded.get(p.name);
+    const was = oldPath.get(p.name);
+    projects.push({
+      name: p.name,
+      status,
+      packagedBy,
+      ...(excluded ? { excluded } : {}),
+      accounted: packagedBy.length > 0 || excluded !== undefined,
+      path: p.path,
+      ...(was !== undefined && was !== p.path ? { pathBefore: was } : {}),
+    });
+  }
+  for (const name of oldNames) {
+    if (newByName.has(name)) continue;
+    const packagedBy = acOld.packaged.get(name) ?? [];
+    const excluded = acOld.excluded.get(name);
+    projects.push({ name, status: 'gone', packagedBy, ...(excluded ? { excluded } : {}), accounted: false, ...(oldPath.has(name) ? { path: oldPath.get(name)! } : {}) });
+  }
+  return projects;
+}
+
+/** Renames found by asking GitHub for each gone and each new project's HEAD. */
+async function probeRenames(
+  o: ProjectsOptions,
+  gone: readonly ProjectEntry[],
+  added: readonly ProjectEntry[],
+  before: ReleaseManifest | undefined,
+  newByName: ReadonlyMap<string, ReleaseManifest['projects'][number]>,
+  limiter: Limiter,
+  relate: (kind: Relation['kind'], from: string, to: string, evidence: string, at?: string) => void,
+  problems: string[],
+): Promise<void> {
+  // GitHub answers for a renamed repository under its old name: same HEAD, same repository.
+  const heads = new Map<string, string | undefined>();
+  const names = [...gone.map((g) => ({ name: g.name, url: before?.projects.find((p) => p.name === g.name)?.url })), ...added.map((n) => ({ name: n.name, url: newByName.get(n.name)?.url }))];
+  let done = 0;
+  await Promise.all(
+    names.map(({ name, url }) =>
+      limiter.run(async () => {
+        const repo = repositoryUrl(githubName(url, name), o.baseUrl);
+        const r = await execFile('git', ['ls-remote', '--', repo, 'HEAD'], { env: gitEnv(), timeoutMs: o.deadline.callMs() });
+        const sha = r.code === 0 ? /^([0-9a-f]{40,64})\s/m.exec(r.stdout.toString())?.[1] : undefined;
+        if (!sha) problems.push(`${name}: cannot ask ${repo} (${r.timedOut ? o.deadline.reason() : lastLine(r.stderr) || 'no HEAD'})`);
+        heads.set(name, sha);
+        o.progress.step(++done, names.length, `ls-remote ${name}`);
+      }),
+    ),
+  );
+  o.progress.done();
+  for (const g of gone) for (const n of added) {
+    const a = heads.get(g.name);
+    if (a && a === heads.get(n.name)) relate('renamed', g.name, n.name, `the ${g.name} repository answers with ${n.name}'s HEAD (${a.slice(0, 12)})`);
+  }
 }
 
 /**

@@ -12,47 +12,44 @@ export type WordResult = { ok: true; value: string; glob: boolean } | { ok: fals
 /** `$(helper)` substitutions whose output is fixed for the replay. */
 export type Helpers = Readonly<Record<string, string>>;
 
+type Failure = Extract<WordResult, { ok: false }>;
+const fail = (reason: string): Failure => ({ ok: false, reason });
+
+/** The `$…` expansion at `text[i]`: its value and where the text goes on, or why it cannot be replayed. */
+function expansion(text: string, i: number, env: ReadonlyMap<string, string>, helpers: Helpers): { value: string; next: number } | Failure {
+  const next = text[i + 1];
+  if (next === '{') {
+    const end = text.indexOf('}', i + 2);
+    if (end < 0) return fail('unterminated ${');
+    const name = text.slice(i + 2, end);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return fail(`\${${name}} uses an expansion operator`);
+    const v = env.get(name);
+    if (v === undefined) return fail(`\${${name}} is not known to the replay`);
+    return { value: v, next: end + 1 };
+  }
+  if (next === '(') {
+    const end = text.indexOf(')', i + 2);
+    const inner = end < 0 ? '' : text.slice(i + 2, end).trim();
+    if (end >= 0 && !text.slice(i + 2, end).includes('(') && Object.prototype.hasOwnProperty.call(helpers, inner)) {
+      return { value: helpers[inner]!, next: end + 1 };
+    }
+    return fail(`$(${inner || '…'}) runs a command`);
+  }
+  if (next !== undefined && /[A-Za-z_]/.test(next)) {
+    const m = /^[A-Za-z_][A-Za-z0-9_]*/.exec(text.slice(i + 1))!;
+    const v = env.get(m[0]);
+    if (v === undefined) return fail(`$${m[0]} is not known to the replay`);
+    return { value: v, next: i + 1 + m[0].length };
+  }
+  if (next === "'") return fail("$'…' quoting is not replayed");
+  if (next !== undefined && /[0-9#?@*!$-]/.test(next)) return fail(`$${next} is a shell parameter`);
+  return { value: '$', next: i + 1 };
+}
+
 export function evaluateWord(text: string, env: ReadonlyMap<string, string>, helpers: Helpers = {}): WordResult {
   let out = '';
   let glob = false;
   let i = 0;
-  const fail = (reason: string): WordResult => ({ ok: false, reason });
-
-  const expansion = (): string | WordResult => {
-    // at "$"
-    const next = text[i + 1];
-    if (next === '{') {
-      const end = text.indexOf('}', i + 2);
-      if (end < 0) return fail('unterminated ${');
-      const name = text.slice(i + 2, end);
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return fail(`\${${name}} uses an expansion operator`);
-      const v = env.get(name);
-      if (v === undefined) return fail(`\${${name}} is not known to the replay`);
-      i = end + 1;
-      return v;
-    }
-    if (next === '(') {
-      const end = text.indexOf(')', i + 2);
-      const inner = end < 0 ? '' : text.slice(i + 2, end).trim();
-      if (end >= 0 && !text.slice(i + 2, end).includes('(') && Object.prototype.hasOwnProperty.call(helpers, inner)) {
-        i = end + 1;
-        return helpers[inner]!;
-      }
-      return fail(`$(${inner || '…'}) runs a command`);
-    }
-    if (next !== undefined && /[A-Za-z_]/.test(next)) {
-      const m = /^[A-Za-z_][A-Za-z0-9_]*/.exec(text.slice(i + 1))!;
-      const v = env.get(m[0]);
-      if (v === undefined) return fail(`$${m[0]} is not known to the replay`);
-      i += 1 + m[0].length;
-      return v;
-    }
-    if (next === "'") return fail("$'…' quoting is not replayed");
-    if (next !== undefined && /[0-9#?@*!$-]/.test(next)) return fail(`$${next} is a shell parameter`);
-    i++;
-    return '$';
-  };
-
   while (i < text.length) {
     const c = text[i]!;
     if (c === '\\') {
@@ -87,9 +84,10 @@ export function evaluateWord(text: string, env: ReadonlyMap<string, string>, hel
             i++;
           }
         } else if (d === '$') {
-          const v = expansion();
-          if (typeof v !== 'string') return v;
-          out += v;
+          const v = expansion(text, i, env, helpers);
+          if (!('value' in v)) return v;
+          out += v.value;
+          i = v.next;
         } else if (d === '`') {
           return fail('`…` runs a command');
         } else {
@@ -99,9 +97,10 @@ export function evaluateWord(text: string, env: ReadonlyMap<string, string>, hel
       }
       if (!closed) return fail('unterminated double quote');
     } else if (c === '$') {
-      const v = expansion();
-      if (typeof v !== 'string') return v;
-      out += v;
+      const v = expansion(text, i, env, helpers);
+      if (!('value' in v)) return v;
+      out += v.value;
+      i = v.next;
     } else if (c === '`') {
       return fail('`…` runs a command');
     } else if (c === '{' && /\{[^}]*,[^}]*\}/.test(text.slice(i))) {

@@ -170,8 +170,28 @@ function score(t: Theirs, theirs: Place | undefined, o: Ours): { score: number; 
 export function compareWithManifest(manifest: Manifest, version: string, release: TheRockRelease): TheRockComparison {
   const components = manifest.components.map((l) => resolveAt(manifest, l, version)).filter((c): c is ResolvedComponent => c !== undefined);
   const all = components.map(ours);
-  const atoms = new Set(components.map((c) => c.atom));
+  const { matches, ambiguous } = matchSubprojects(all, release);
+  const atomOf = new Map(matches.map((m) => [m.subproject, m.atom]));
+  const { fresh, bundled } = unmatchedSubprojects(manifest, version, release, atomOf, ambiguous);
+  const gone = goneComponents(all, matches, ambiguous, version, release);
+  const moved = movedPackages(matches, release);
+  const { theirsOnly, oursOnly } = compareDeps(components, matches, atomOf, release);
+  const byEdge = (a: DepDifference, b: DepDifference) => (`${a.from} ${a.to}` < `${b.from} ${b.to}` ? -1 : 1);
+  return {
+    release: version,
+    matches,
+    ambiguous,
+    new: fresh.sort((a, b) => (a.subproject.toLowerCase() < b.subproject.toLowerCase() ? -1 : 1)),
+    bundled: bundled.sort(),
+    gone,
+    moved: moved.sort((a, b) => (a.atom < b.atom ? -1 : 1)),
+    depsTheirsOnly: [...theirsOnly.values()].sort(byEdge),
+    depsOursOnly: oursOnly.sort(byEdge),
+  };
+}
 
+/** Each of TheRock's subprojects matched to the one package with the strongest evidence, or to several (ambiguous). */
+function matchSubprojects(all: Ours[], release: TheRockRelease): { matches: Match[]; ambiguous: Ambiguous[] } {
   const candidates = release.subprojects.map((s) => {
     const at = placeOf(s, release.submodules);
     const t: Theirs = { key: projectKey(s.name), words: words(s.name), ...(at?.place.dir ? { dirKey: projectKey(base(at.place.dir)) } : {}) };
@@ -204,9 +224,18 @@ export function compareWithManifest(manifest: Manifest, version: string, release
     matches.push({ subproject: s.name, atom: o.c.atom, how: r.how, theirs: at?.place ?? { repo: 'ROCm/TheRock', dir: s.source.dir ?? '' }, ...(r.ours ? { ours: r.ours } : {}) });
   }
   matches.sort((a, b) => (a.subproject.toLowerCase() < b.subproject.toLowerCase() ? -1 : 1));
-  const atomOf = new Map(matches.map((m) => [m.subproject, m.atom]));
-  const ambiguousNames = new Set(ambiguous.map((a) => a.subproject));
+  return { matches, ambiguous };
+}
 
+/** TheRock's subprojects no package matched: new ones from a pinned submodule, and TheRock's own or bundled code. */
+function unmatchedSubprojects(
+  manifest: Manifest,
+  version: string,
+  release: TheRockRelease,
+  atomOf: ReadonlyMap<string, string>,
+  ambiguous: readonly Ambiguous[],
+): { fresh: NewComponent[]; bundled: string[] } {
+  const ambiguousNames = new Set(ambiguous.map((a) => a.subproject));
   const exclusions = (manifest.stack.excluded ?? []).filter((e) => inRange(version, e.releases));
   const fresh: NewComponent[] = [];
   const bundled: string[] = [];
@@ -221,10 +250,14 @@ export function compareWithManifest(manifest: Manifest, version: string, release
     const excluded = exclusions.find((e) => keys.includes(projectKey(e.project)))?.reason.replace(/\s+/g, ' ').trim();
     fresh.push({ subproject: s.name, theirs: at.place, commit: at.commit, ...(excluded !== undefined ? { excluded } : {}) });
   }
+  return { fresh, bundled };
+}
 
+/** Our packages no subproject matched, with where their version comes from instead. */
+function goneComponents(all: readonly Ours[], matches: readonly Match[], ambiguous: readonly Ambiguous[], version: string, release: TheRockRelease): Gone[] {
   const matchedAtoms = new Set(matches.map((m) => m.atom));
   const pinnedRepos = new Set(release.submodules.map((m) => m.github ?? m.url));
-  const gone: Gone[] = all
+  return all
     .filter((o) => !matchedAtoms.has(o.c.atom) && !ambiguous.some((a) => a.atoms.includes(o.c.atom)))
     .map((o) => {
       const main = o.places[0];
@@ -237,7 +270,10 @@ export function compareWithManifest(manifest: Manifest, version: string, release
       return { atom: o.c.atom, ...(main ? { ours: main } : {}), versionSource };
     })
     .sort((a, b) => (a.atom < b.atom ? -1 : 1));
+}
 
+/** Packages matched by name whose subproject TheRock builds from another place than ours. */
+function movedPackages(matches: readonly Match[], release: TheRockRelease): Moved[] {
   const moved: Moved[] = [];
   const subprojectNamed = new Map(release.subprojects.map((s) => [s.name, s]));
   const placed = (x: Match) => x.how === 'location' || x.how === 'within' || x.how === 'contains';
@@ -257,10 +293,36 @@ export function compareWithManifest(manifest: Manifest, version: string, release
     movedAtoms.add(m.atom);
     moved.push({ atom: m.atom, subproject: m.subproject, ours: m.ours, theirs: at.place, commit: at.commit });
   }
+  return moved;
+}
 
-  // Dependencies: each side's direct edges checked against the other side's
-  // transitive closure, so a dependency one side states directly and the
-  // other gets through a third package is not reported.
+/** Every node reachable from `from` over `edges`. */
+function reach<T extends { to: string }>(edges: Map<string, T[]>, from: readonly string[]): Set<string> {
+  const seen = new Set<string>();
+  const stack = [...from];
+  while (stack.length) {
+    for (const e of edges.get(stack.pop()!) ?? []) {
+      if (!seen.has(e.to)) {
+        seen.add(e.to);
+        stack.push(e.to);
+      }
+    }
+  }
+  return seen;
+}
+
+/**
+ * Dependencies: each side's direct edges checked against the other side's
+ * transitive closure, so a dependency one side states directly and the
+ * other gets through a third package is not reported.
+ */
+function compareDeps(
+  components: readonly ResolvedComponent[],
+  matches: readonly Match[],
+  atomOf: ReadonlyMap<string, string>,
+  release: TheRockRelease,
+): { theirsOnly: Map<string, DepDifference>; oursOnly: DepDifference[] } {
+  const atoms = new Set(components.map((c) => c.atom));
   const theirEdges = new Map<string, { to: string; kind: string }[]>();
   for (const s of release.subprojects) theirEdges.set(s.name, s.deps.map((d) => ({ to: d.name, kind: d.kind })));
   const ourEdges = new Map<string, { to: string; classes: string }[]>();
@@ -270,19 +332,6 @@ export function compareWithManifest(manifest: Manifest, version: string, release
       (c.spec.deps ?? []).filter((d) => !d.blocker && atoms.has(d.atom) && d.atom !== c.atom).map((d) => ({ to: d.atom, classes: d.classes.join('+') })),
     );
   }
-  const reach = <T extends { to: string }>(edges: Map<string, T[]>, from: readonly string[]): Set<string> => {
-    const seen = new Set<string>();
-    const stack = [...from];
-    while (stack.length) {
-      for (const e of edges.get(stack.pop()!) ?? []) {
-        if (!seen.has(e.to)) {
-          seen.add(e.to);
-          stack.push(e.to);
-        }
-      }
-    }
-    return seen;
-  };
   const subsOf = new Map<string, string[]>();
   for (const m of matches) {
     const have = subsOf.get(m.atom);
@@ -322,16 +371,5 @@ export function compareWithManifest(manifest: Manifest, version: string, release
       oursOnly.push({ from: c.atom, to: e.to, detail: e.classes });
     }
   }
-  const byEdge = (a: DepDifference, b: DepDifference) => (`${a.from} ${a.to}` < `${b.from} ${b.to}` ? -1 : 1);
-  return {
-    release: version,
-    matches,
-    ambiguous,
-    new: fresh.sort((a, b) => (a.subproject.toLowerCase() < b.subproject.toLowerCase() ? -1 : 1)),
-    bundled: bundled.sort(),
-    gone,
-    moved: moved.sort((a, b) => (a.atom < b.atom ? -1 : 1)),
-    depsTheirsOnly: [...theirsOnly.values()].sort(byEdge),
-    depsOursOnly: oursOnly.sort(byEdge),
-  };
+  return { theirsOnly, oursOnly };
 }

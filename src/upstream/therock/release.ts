@@ -55,21 +55,12 @@ export async function readTheRock(ref: string, o: TheRockOptions): Promise<TheRo
   return readTheRockTree(tree, ref);
 }
 
-/** Reads TheRock's files from a tree already opened (a tag or a branch). */
-export async function readTheRockTree(tree: GitTree, ref: string): Promise<TheRockRelease> {
-  const problems: string[] = [];
-  const unresolved: string[] = [];
-  const files = await tree.files();
-  const gitlinks = await tree.gitlinks();
-  const cmakeFiles = files.filter((f) => isCMake(f) && !gitlinks.has(f));
-  const named = ['version.json', '.gitmodules', 'BUILD_TOPOLOGY.toml', 'build_tools/artifact_subprojects.json'].filter((f) => files.includes(f) && !gitlinks.has(f));
-  const sizes = await tree.sizes([...named, ...cmakeFiles.slice(0, LIMITS.cmakeFiles)]);
-  if (cmakeFiles.length > LIMITS.cmakeFiles) problems.push(`${cmakeFiles.length} CMake files: only the first ${LIMITS.cmakeFiles} are read`);
-
+/** The files whose sizes are within the limits of their kind and of all CMake files together; the others said in `problems`. */
+function withinLimits(candidates: readonly string[], sizes: ReadonlyMap<string, number>, problems: string[]): string[] {
   const limitOf = (f: string) => (f === 'BUILD_TOPOLOGY.toml' || (f.endsWith('.json') && f !== 'version.json') ? LIMITS.topology : isCMake(f) ? LIMITS.cmakeFile : LIMITS.small);
   const allowed: string[] = [];
   let cmakeBytes = 0;
-  for (const f of [...named, ...cmakeFiles.slice(0, LIMITS.cmakeFiles)]) {
+  for (const f of candidates) {
     const size = sizes.get(f);
     if (size === undefined) continue;
     if (size > limitOf(f)) {
@@ -85,6 +76,37 @@ export async function readTheRockTree(tree: GitTree, ref: string): Promise<TheRo
     }
     allowed.push(f);
   }
+  return allowed;
+}
+
+/** The release's version from version.json's "rocm-version"; what is wrong with it said in `problems`. */
+function readVersion(text: string | undefined, problems: string[]): string | undefined {
+  let version: string | undefined;
+  if (text === undefined) problems.push('version.json: missing or unreadable; the release has no version');
+  else {
+    try {
+      const v = (JSON.parse(text) as Record<string, unknown>)['rocm-version'];
+      if (typeof v === 'string' && isVersion(v)) version = v;
+      else problems.push(`version.json: "rocm-version" is ${shown(String(v))}, not a version such as 10.0.0`);
+    } catch (err) {
+      problems.push(`version.json: ${(err as Error).message}`);
+    }
+  }
+  return version;
+}
+
+/** Reads TheRock's files from a tree already opened (a tag or a branch). */
+export async function readTheRockTree(tree: GitTree, ref: string): Promise<TheRockRelease> {
+  const problems: string[] = [];
+  const unresolved: string[] = [];
+  const files = await tree.files();
+  const gitlinks = await tree.gitlinks();
+  const cmakeFiles = files.filter((f) => isCMake(f) && !gitlinks.has(f));
+  const named = ['version.json', '.gitmodules', 'BUILD_TOPOLOGY.toml', 'build_tools/artifact_subprojects.json'].filter((f) => files.includes(f) && !gitlinks.has(f));
+  const sizes = await tree.sizes([...named, ...cmakeFiles.slice(0, LIMITS.cmakeFiles)]);
+  if (cmakeFiles.length > LIMITS.cmakeFiles) problems.push(`${cmakeFiles.length} CMake files: only the first ${LIMITS.cmakeFiles} are read`);
+
+  const allowed = withinLimits([...named, ...cmakeFiles.slice(0, LIMITS.cmakeFiles)], sizes, problems);
   const contents = await tree.read(allowed);
   const textOf = (f: string): string | undefined => {
     const b = contents.get(f);
@@ -96,18 +118,7 @@ export async function readTheRockTree(tree: GitTree, ref: string): Promise<TheRo
     return b.toString('utf8');
   };
 
-  let version: string | undefined;
-  const versionText = textOf('version.json');
-  if (versionText === undefined) problems.push('version.json: missing or unreadable; the release has no version');
-  else {
-    try {
-      const v = (JSON.parse(versionText) as Record<string, unknown>)['rocm-version'];
-      if (typeof v === 'string' && isVersion(v)) version = v;
-      else problems.push(`version.json: "rocm-version" is ${shown(String(v))}, not a version such as 10.0.0`);
-    } catch (err) {
-      problems.push(`version.json: ${(err as Error).message}`);
-    }
-  }
+  const version = readVersion(textOf('version.json'), problems);
 
   let submodules: Submodule[] = [];
   if (!named.includes('.gitmodules')) {
