@@ -31,6 +31,8 @@ export interface BumpPlan {
   /** The overlay is new: the repository's files are part of the bump. */
   creating: boolean;
   maintainer: MaintainerChoice;
+  /** Packages removed whole (treeclean): every file the planned commit tracks under each, relative to the overlay. */
+  treeclean: Map<string, string[]>;
 }
 
 export async function planBump(o: BumpOptions, inputs: BumpInputs, held: Held, read: OverlayRead): Promise<BumpPlan> {
@@ -60,7 +62,25 @@ export async function planBump(o: BumpOptions, inputs: BumpInputs, held: Held, r
   const creating = plan.scaffold.some((s) => s.what === 'repository' && s.action === 'add');
   const identity = held.identity ?? (await gitIdentity(isRepo ? dir : await existingParent(dir)).catch(() => undefined));
   const maintainer = chooseMaintainer(state, inputs.requested, creating, identity, model, o.dryRun, gentoo ? `git config ${GENTOO_SETTING}` : SETTINGS_FILE);
-  return { plan, descShrinks, sets, refs, creating, maintainer };
+  const treeclean = await treecleanFiles(inputs, read, plan);
+  return { plan, descShrinks, sets, refs, creating, maintainer, treeclean };
+}
+
+/**
+ * Every file git tracks under each package a treeclean removes, in the
+ * commit the plan is made from: the whole directory goes (a NOTES, a patch
+ * outside files/), as pkgdev's treeclean and pr check's BadTreeclean ask.
+ */
+async function treecleanFiles(inputs: BumpInputs, read: OverlayRead, plan: Plan): Promise<Map<string, string[]>> {
+  const atoms = plan.left.filter((l) => l.action === 'treeclean').map((l) => l.atom);
+  const out = new Map<string, string[]>(atoms.map((a) => [a, []]));
+  if (atoms.length === 0 || !inputs.isRepo || read.planned === undefined) return out;
+  const listed = await inputs.repo.raw(['ls-tree', '-r', '-z', '--name-only', read.planned, '--', ...atoms.map((a) => `${a}/`)]);
+  for (const file of listed.split('\0').filter(Boolean)) {
+    const atom = file.split('/').slice(0, 2).join('/');
+    out.get(atom)?.push(file);
+  }
+  return out;
 }
 
 /** A downgrade is refused unless asked for: the overlay holds newer versions of the packages. */

@@ -76,6 +76,7 @@ export async function composeCommits(input: WriteInput): Promise<Written> {
     metadata,
     identity: signer,
     separateDrops: o.separateDrops ?? false,
+    treeclean: planned.treeclean,
   });
   const scaffold = await scaffoldCommits(plan, model, signer, year, creating ? maintainer.save : undefined, maintainer.maintainers, input.sign);
   // ::gentoo's rocm.eclass stays unless these ebuilds use names it lacks: then the update is its own first commit.

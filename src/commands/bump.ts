@@ -359,12 +359,21 @@ export default class Bump extends BaseCommand {
     for (const l of r.left) {
       const what =
         l.action === 'treeclean'
-          ? `${r.dryRun ? 'to be removed' : 'removed'} (treeclean)`
+          ? `${r.dryRun ? 'to be removed' : 'removed'} (treeclean${this.otherFiles(l)})`
           : l.action === 'drop'
             ? `${l.removed.join(', ')} ${r.dryRun ? 'to be dropped' : 'dropped'}, ${l.versions.filter((v) => !l.removed.includes(v)).join(', ')} kept`
             : this.keptWhy(l.versions, r.version);
       this.log(`  ${l.atom} ${l.versions.join(', ')}: ${what}; ${l.reason}`);
     }
+  }
+
+  /** A treeclean's files besides ebuilds, Manifest, metadata.xml and files/: the whole directory goes, and they with it. */
+  private otherFiles(l: BumpResult['left'][number]): string {
+    const pn = l.atom.split('/')[1]!;
+    const others = (l.files ?? [])
+      .map((f) => f.slice(l.atom.length + 1))
+      .filter((f) => f !== 'Manifest' && f !== 'metadata.xml' && !f.startsWith('files/') && !(!f.includes('/') && f.startsWith(`${pn}-`) && f.endsWith('.ebuild')));
+    return others.length > 0 ? `: the whole directory, with ${others.join(', ')}` : '';
   }
 
   /** Revision bumps, carried and discarded hand edits, removed files: with their diffs on a dry run. */
