@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { eclassPath, sameEclassCode } from '../eclass/index.js';
 import { refuseLinkedDirs, refuseLinksOut } from '../overlay/paths.js';
+import { checkRepoNameFile } from '../overlay/repo-name.js';
 import { scanOverlay, type OverlayState } from '../overlay/scan.js';
 import { SETTINGS_FILE } from '../overlay/settings.js';
 import { SETS_CONF, SETS_DIR } from '../stack-check/package-set.js';
@@ -30,6 +31,8 @@ export async function readOverlay(o: BumpOptions, inputs: BumpInputs): Promise<O
   // What the scan reads and the commits write must be the overlay's own files, not a link's target.
   if (isRepo) await refuseLinks(dir, inputs.atoms);
   const state = await scanOverlay(dir, inputs.atoms);
+  // The name reaches sets.conf as INI and every set's atoms: one line, a name PMS allows, or nothing is written.
+  if (state.repoNameText !== undefined) checkRepoNameFile(dir, state.repoNameText);
   checkLayout(state);
   // ::gentoo itself: nothing of rocm-ebuild's own goes into it, its files are extended, never rewritten.
   const gentoo = state.repoName === 'gentoo';
