@@ -5,7 +5,7 @@ import { SETTINGS_FILE } from '../overlay/settings.js';
 import { makePlan, type Plan } from '../plan/plan.js';
 import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
-import { bugRefs, type BumpInputs } from './inputs.js';
+import type { BumpInputs } from './inputs.js';
 import { leftCandidates, orphanTest } from './left.js';
 import { packageSetChanges, type PackageSets } from './package-sets.js';
 import type { OverlayRead } from './read.js';
@@ -50,10 +50,10 @@ export async function planBump(o: BumpOptions, inputs: BumpInputs, held: Held, r
   if (plan.newer.length > 0 && !o.allowDowngrade) refuseDowngrade(plan);
   // ::gentoo removes a package only after its last rites: never in a bump.
   if (gentoo && plan.left.some((l) => l.action === 'treeclean')) refuseGentooTreeclean(dir, plan);
-  const { descShrinks } = await settleTargetsDesc(plan, model, state, Boolean(gentoo || inputs.only));
+  const { descShrinks } = await settleTargetsDesc(plan, model, state, Boolean(gentoo || inputs.only), inputs.year);
   // The package sets follow the newest release the overlay holds after this bump.
   const sets = await packageSetChanges(plan, model, state);
-  const refs = bugRefs(o);
+  const refs = inputs.refs;
   const changing = new Set(plan.entries.filter((e) => e.action !== 'keep').map((e) => e.atom));
   const stray = [...refs.bug, ...refs.closes].filter((r) => r.atom !== undefined && !changing.has(r.atom)).map((r) => r.atom!);
   if (stray.length > 0) {

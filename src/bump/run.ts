@@ -96,9 +96,10 @@ async function bumpHeld(o: BumpOptions, inputs: BumpInputs, held: Held): Promise
       result.committed = true;
       result.head = landed.head;
     }
+    // A signal that came while the branch moved: the session is closed (the lock released) once, there, and the run exits.
+    await exitIfInterrupted(session!);
   } finally {
     if (!isRepo) await session?.close();
   }
-  await exitIfInterrupted(session!);
   return result;
 }
