@@ -54,6 +54,26 @@ export async function createOverlay(o: BumpOptions, inputs: BumpInputs): Promise
   return Session.open(inputs.repo, o.warn, { created });
 }
 
+/**
+ * Until the Session holds the overlay (its lock, its own handler): a Ctrl-C
+ * or SIGTERM ends the run at once with the documented code, nothing having
+ * been written. Returns the way to stop listening.
+ */
+export function exitOnSignalUntilHeld(): () => void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    // The Session, once open, listens too: its handler releases the lock before it exits.
+    if (process.listenerCount(signal) > 1) return;
+    process.stderr.write(`\nrocm-ebuild: interrupted by ${signal}; the overlay is unchanged\n`);
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}
+
 /** After the branch moved: a Ctrl-C or SIGTERM that came meanwhile ends the process now, as it would have. */
 export async function exitIfInterrupted(session: Session): Promise<void> {
   if (!session.interrupted) return;

@@ -7,6 +7,7 @@ import type { StackModel } from '../model/resolve.js';
 import { checkOverlayPath } from '../overlay/paths.js';
 import { MAINTAINER_FORMAT, parseMaintainer, type MaintainerSetting } from '../overlay/settings.js';
 import { describedPackages } from '../plan/left.js';
+import { currentYear } from '../render/index.js';
 import { loadManifestOrFail, stackFor } from '../stack-check/index.js';
 import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
@@ -26,10 +27,15 @@ export interface BumpInputs {
   only: ReadonlySet<string> | undefined;
   /** --maintainer, parsed. */
   requested: MaintainerSetting | undefined;
+  /** --bug / --closes, parsed once here (refused before anything else runs). */
+  refs: { bug: BugRef[]; closes: BugRef[] };
+  /** The copyright year of everything this run writes, taken once: a run across midnight on 31 December writes one year. */
+  year: number;
 }
 
 export async function checkInputs(o: BumpOptions): Promise<BumpInputs> {
-  bugRefs(o);
+  const refs = bugRefs(o);
+  const year = currentYear();
   const dir = path.resolve(o.overlay);
   const where = await checkOverlayPath(dir, { create: !o.dryRun });
   const requested = o.maintainer !== undefined ? parseMaintainer(o.maintainer) : undefined;
@@ -49,11 +55,11 @@ export async function checkInputs(o: BumpOptions): Promise<BumpInputs> {
   const only = o.packages?.length ? new Set(requirePackageNames(o.packages, atoms, `ROCm ${o.version}`)) : undefined;
   // Every package a component describes is read, not only the release's: one that left it must be seen to be reported or removed.
   const scanned = [...new Set([...atoms, ...describedPackages(manifest).keys()])];
-  return { dir, repo, isRepo, model, atoms: scanned, only, requested };
+  return { dir, repo, isRepo, model, atoms: scanned, only, requested, refs, year };
 }
 
 /** --bug/--closes as trailer refs; a value that is neither a bug number nor an https URL is refused. */
-export function bugRefs(o: BumpOptions): { bug: BugRef[]; closes: BugRef[] } {
+function bugRefs(o: BumpOptions): { bug: BugRef[]; closes: BugRef[] } {
   const parse = (flag: string, values: string[] = []) =>
     values.map((v) => {
       const r = parseBugRef(v);

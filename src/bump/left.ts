@@ -1,6 +1,7 @@
 import { readEbuild, overlayIndex, type OverlayState } from '../overlay/scan.js';
 import { restrictedDepsOfText, slotOf, unmet, type ProvidedEbuild, type RestrictedDep } from '../ebuild/dependencies.js';
 import { inRelease, knownReleases, type ResolvedComponent, type StackModel } from '../model/resolve.js';
+import { packageSlot } from '../model/held.js';
 import { compareVersions, withoutRevision } from '../model/version.js';
 import { describedPackages, whyLeft } from '../plan/left.js';
 import { stackFor } from '../stack-check/index.js';
@@ -35,8 +36,9 @@ export async function leftCandidates(model: StackModel, state: OverlayState): Pr
  * Whether an older version of a left package that keeps newer ones (or a
  * 9999) is orphaned by the bump: a dependency of its ebuild on a package of
  * the overlay, at a slot or version, that no ebuild the overlay holds after
- * the bump meets (lint's NonexistentDeps, asked in advance). Versions the
- * bump adds have the stack's SLOT="0/$(ver_cut 1-2)"; held ones their own.
+ * the bump meets (lint's NonexistentDeps, asked in advance). A version the
+ * release writes has the SLOT the model gives (model/held.ts: a component
+ * held at its own version has the release's sub-slot); others their own.
  */
 export async function orphanTest(
   model: StackModel,
@@ -58,10 +60,13 @@ export async function orphanTest(
     const index = new Map<string, ProvidedEbuild[]>();
     for (const d of wanted) {
       const pn = d.key.split('/')[1]!;
-      index.set(
-        d.key,
-        (after.get(d.key) ?? []).map((v) => held.get(d.key)?.find((p) => p.version === v) ?? { version: v, ...slotOf('0/$(ver_cut 1-2)', pn, v) }),
-      );
+      const c = model.byAtom.get(d.key);
+      // The version this release writes has the SLOT the model gives (a held one's is the release's, "0/10.0"); others as the overlay holds them.
+      const provided = (v: string): ProvidedEbuild =>
+        c && withoutRevision(v) === c.version
+          ? { version: v, ...slotOf(packageSlot(c), pn, v) }
+          : (held.get(d.key)?.find((p) => p.version === v) ?? { version: v, ...slotOf('0/$(ver_cut 1-2)', pn, v) });
+      index.set(d.key, (after.get(d.key) ?? []).map(provided));
     }
     // A package the overlay will not hold at all is ::gentoo's business, not an orphaning by this bump.
     return unmet(wanted, new Map([...index].filter(([, p]) => p.length > 0))).length > 0;

@@ -35,6 +35,8 @@ export interface CommitInput {
   separateDrops: boolean;
   /** Patch files each package's written ebuild adds to its files/, by atom (patch-files.ts). */
   addFiles?: ReadonlyMap<string, { name: string; content: Buffer }[]>;
+  /** Packages removed whole: every file git tracks under each (plan.ts), relative to the overlay. */
+  treeclean: ReadonlyMap<string, string[]>;
 }
 
 export interface PackageCommits {
@@ -71,13 +73,19 @@ export async function packageCommits(input: CommitInput): Promise<PackageCommits
       const needs = new Set<string>();
       for (const v of work.remove) for (const k of await dependencyKeysOfText(readEbuild(state.dir, atom, v))) if (k !== atom) needs.add(k);
       const pn = atom.split('/')[1]!;
-      const changes = [
-        ...work.remove.map((v) => ({ path: `${atom}/${pn}-${v}.ebuild`, content: null })),
-        ...packageFiles(state.dir, atom).map((f) => ({ path: `${atom}/files/${f}`, content: null })),
-        ...(pkg?.manifest !== undefined ? [{ path: `${atom}/Manifest`, content: null }] : []),
-        ...(pkg?.hasMetadata ? [{ path: `${atom}/metadata.xml`, content: null }] : []),
-      ];
-      leaving.push({ atom, needs, spec: { message: treecleanMessage(work, model.release.version, identity), changes } });
+      // The whole directory as git tracks it; what the scan saw when git's list is not at hand.
+      const tracked = input.treeclean.get(atom) ?? [];
+      const files = tracked.length > 0
+        ? tracked
+        : [
+            ...work.remove.map((v) => `${atom}/${pn}-${v}.ebuild`),
+            ...packageFiles(state.dir, atom).map((f) => `${atom}/files/${f}`),
+            ...(pkg?.manifest !== undefined ? [`${atom}/Manifest`] : []),
+            ...(pkg?.hasMetadata ? [`${atom}/metadata.xml`] : []),
+          ];
+      const changes = files.map((f) => ({ path: f, content: null }));
+      const others = files.map((f) => f.slice(atom.length + 1)).filter((f) => !isPackageFile(f, pn));
+      leaving.push({ atom, needs, spec: { message: treecleanMessage(work, model.release.version, identity, others), changes } });
       continue;
     }
     const textOf = (v: string) => (work.write && v === work.write.version ? work.write.text : readEbuild(state.dir, atom, v));
@@ -249,13 +257,23 @@ function leftSentence(reason: string, release: string): string {
   return `Not part of ROCm ${release}: ${reason.replace(/\.$/, '')}.`;
 }
 
-/** pkgdev's subject for removing a whole package, the reason and the versions in the body. */
-function treecleanMessage(work: PackageWork, release: string, identity: Person): string {
+/** A file of a package directory bump knows (relative to it): an ebuild, the Manifest, metadata.xml, anything under files/. */
+function isPackageFile(rel: string, pn: string): boolean {
+  return rel === 'Manifest' || rel === 'metadata.xml' || rel.startsWith('files/') || (!rel.includes('/') && rel.startsWith(`${pn}-`) && rel.endsWith('.ebuild'));
+}
+
+/**
+ * pkgdev's subject for removing a whole package, the reason and the versions
+ * in the body; `others` are the directory's other files (a NOTES, a patch
+ * outside files/), named since they go too.
+ */
+function treecleanMessage(work: PackageWork, release: string, identity: Person, others: string[]): string {
   const body: (string | { verbatim: string[] })[] = [
     leftSentence(work.left!.reason, release),
     `Removes ${work.remove.join(', ')} (${work.remove.length === 1 ? 'the only version' : 'every version'} the overlay held), with the package's Manifest, metadata.xml and files/: ` +
       `${work.remove.length === 1 ? 'it needs' : 'they need'} the older ROCm stack this bump drops.`,
   ];
+  if (others.length > 0) body.push(`The whole package directory goes, with its other files: ${others.join(', ')}.`);
   for (const d of work.discarded) body.push(`Drops the changes made by hand to ${d.version} (--discard-local):`, { verbatim: bodyLines(d.diff) });
   return commitMessage(`${work.atom}: treeclean`, identity, body);
 }

@@ -5,7 +5,7 @@ import { SETTINGS_FILE } from '../overlay/settings.js';
 import { makePlan, type Plan } from '../plan/plan.js';
 import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
-import { bugRefs, type BumpInputs } from './inputs.js';
+import type { BumpInputs } from './inputs.js';
 import { leftCandidates, orphanTest } from './left.js';
 import { packageSetChanges, type PackageSets } from './package-sets.js';
 import type { OverlayRead } from './read.js';
@@ -31,6 +31,8 @@ export interface BumpPlan {
   /** The overlay is new: the repository's files are part of the bump. */
   creating: boolean;
   maintainer: MaintainerChoice;
+  /** Packages removed whole (treeclean): every file the planned commit tracks under each, relative to the overlay. */
+  treeclean: Map<string, string[]>;
 }
 
 export async function planBump(o: BumpOptions, inputs: BumpInputs, held: Held, read: OverlayRead): Promise<BumpPlan> {
@@ -48,10 +50,10 @@ export async function planBump(o: BumpOptions, inputs: BumpInputs, held: Held, r
   if (plan.newer.length > 0 && !o.allowDowngrade) refuseDowngrade(plan);
   // ::gentoo removes a package only after its last rites: never in a bump.
   if (gentoo && plan.left.some((l) => l.action === 'treeclean')) refuseGentooTreeclean(dir, plan);
-  const { descShrinks } = await settleTargetsDesc(plan, model, state, Boolean(gentoo || inputs.only));
+  const { descShrinks } = await settleTargetsDesc(plan, model, state, Boolean(gentoo || inputs.only), inputs.year);
   // The package sets follow the newest release the overlay holds after this bump.
   const sets = await packageSetChanges(plan, model, state);
-  const refs = bugRefs(o);
+  const refs = inputs.refs;
   const changing = new Set(plan.entries.filter((e) => e.action !== 'keep').map((e) => e.atom));
   const stray = [...refs.bug, ...refs.closes].filter((r) => r.atom !== undefined && !changing.has(r.atom)).map((r) => r.atom!);
   if (stray.length > 0) {
@@ -60,7 +62,25 @@ export async function planBump(o: BumpOptions, inputs: BumpInputs, held: Held, r
   const creating = plan.scaffold.some((s) => s.what === 'repository' && s.action === 'add');
   const identity = held.identity ?? (await gitIdentity(isRepo ? dir : await existingParent(dir)).catch(() => undefined));
   const maintainer = chooseMaintainer(state, inputs.requested, creating, identity, model, o.dryRun, gentoo ? `git config ${GENTOO_SETTING}` : SETTINGS_FILE);
-  return { plan, descShrinks, sets, refs, creating, maintainer };
+  const treeclean = await treecleanFiles(inputs, read, plan);
+  return { plan, descShrinks, sets, refs, creating, maintainer, treeclean };
+}
+
+/**
+ * Every file git tracks under each package a treeclean removes, in the
+ * commit the plan is made from: the whole directory goes (a NOTES, a patch
+ * outside files/), as pkgdev's treeclean and pr check's BadTreeclean ask.
+ */
+async function treecleanFiles(inputs: BumpInputs, read: OverlayRead, plan: Plan): Promise<Map<string, string[]>> {
+  const atoms = plan.left.filter((l) => l.action === 'treeclean').map((l) => l.atom);
+  const out = new Map<string, string[]>(atoms.map((a) => [a, []]));
+  if (atoms.length === 0 || !inputs.isRepo || read.planned === undefined) return out;
+  const listed = await inputs.repo.raw(['ls-tree', '-r', '-z', '--name-only', read.planned, '--', ...atoms.map((a) => `${a}/`)]);
+  for (const file of listed.split('\0').filter(Boolean)) {
+    const atom = file.split('/').slice(0, 2).join('/');
+    out.get(atom)?.push(file);
+  }
+  return out;
 }
 
 /** A downgrade is refused unless asked for: the overlay holds newer versions of the packages. */

@@ -1,9 +1,11 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { eclassPath, sameEclassCode } from '../eclass/index.js';
-import { refuseLinksOut } from '../overlay/paths.js';
+import { refuseLinkedDirs, refuseLinksOut } from '../overlay/paths.js';
+import { checkRepoNameFile } from '../overlay/repo-name.js';
 import { scanOverlay, type OverlayState } from '../overlay/scan.js';
 import { SETTINGS_FILE } from '../overlay/settings.js';
+import { SETS_CONF, SETS_DIR } from '../stack-check/package-set.js';
 import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
 import type { BumpInputs } from './inputs.js';
@@ -27,8 +29,10 @@ export async function readOverlay(o: BumpOptions, inputs: BumpInputs): Promise<O
   // the branch moves only if it still points here.
   const planned = isRepo ? await repo.head() : undefined;
   // What the scan reads and the commits write must be the overlay's own files, not a link's target.
-  if (isRepo) await refuseLinksOut(dir, ['eclass/rocm.eclass', 'profiles/repo_name', 'profiles/desc/amdgpu_targets.desc', 'metadata/layout.conf', SETTINGS_FILE, ...inputs.atoms.map((a) => `${a}/Manifest`)]);
+  if (isRepo) await refuseLinks(dir, inputs.atoms);
   const state = await scanOverlay(dir, inputs.atoms);
+  // The name reaches sets.conf as INI and every set's atoms: one line, a name PMS allows, or nothing is written.
+  if (state.repoNameText !== undefined) checkRepoNameFile(dir, state.repoNameText);
   checkLayout(state);
   // ::gentoo itself: nothing of rocm-ebuild's own goes into it, its files are extended, never rewritten.
   const gentoo = state.repoName === 'gentoo';
@@ -44,6 +48,21 @@ export async function readOverlay(o: BumpOptions, inputs: BumpInputs): Promise<O
     );
   }
   return { planned, state, gentoo, ourEclass };
+}
+
+/**
+ * Links where bump reads and writes: a file or directory leading outside the
+ * overlay (refuseLinksOut), or a directory the commits write into or remove
+ * from that is a link at all (refuseLinkedDirs). Both exit 4 before anything
+ * is read.
+ */
+async function refuseLinks(dir: string, atoms: readonly string[]): Promise<void> {
+  const files = ['eclass/rocm.eclass', 'profiles/repo_name', 'profiles/desc/amdgpu_targets.desc', 'metadata/layout.conf', SETTINGS_FILE, SETS_CONF, SETS_DIR];
+  await refuseLinksOut(dir, [...files, ...atoms.map((a) => `${a}/Manifest`)]);
+  await refuseLinkedDirs(dir, ['eclass', 'profiles/desc', SETS_DIR, ...atoms]);
+  // The set files themselves: the package sets' commit rewrites or removes each.
+  const sets = await readdir(path.join(dir, SETS_DIR)).catch(() => [] as string[]);
+  await refuseLinksOut(dir, sets.map((f) => `${SETS_DIR}/${f}`));
 }
 
 function checkLayout(state: OverlayState): void {

@@ -5,7 +5,7 @@ import type { ResolvedComponent, StackModel } from '../model/resolve.js';
 import { ebuildRelease } from '../model/held.js';
 import { readEbuild, type OverlayState } from '../overlay/scan.js';
 import type { Plan, PlanEntry } from '../plan/plan.js';
-import { currentYear, renderEbuild } from '../render/index.js';
+import { renderEbuild } from '../render/index.js';
 import { stackFor } from '../stack-check/index.js';
 import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
@@ -255,7 +255,7 @@ export interface HandEdits {
 export async function reconcileWithOverlay(o: BumpOptions, inputs: BumpInputs, read: OverlayRead, plan: Plan): Promise<HandEdits> {
   const { repo, isRepo, model } = inputs;
   const { state } = read;
-  const year = currentYear();
+  const { year } = inputs;
   const adds = plan.entries.filter((e) => e.action === 'add');
   const rendered = new Map(adds.map((e) => [e.atom, renderEbuild(e.component, model, { year })]));
   const recordAt = isRepo ? await recordTip(repo) : undefined;

@@ -44,7 +44,10 @@ export function bumpReport(o: BumpOptions, inputs: BumpInputs, held: Held, plann
       const c = p.action === 'drop' || p.action === 'treeclean' ? undefined : model.byAtom.get(p.atom);
       return c ? { ...p, evidence: c.evidence.level } : p;
     }),
-    left: plan.left.map((l) => ({ atom: l.atom, versions: l.versions, reason: l.reason, action: l.action, removed: l.remove })),
+    left: plan.left.map((l) => {
+      const files = planned.treeclean.get(l.atom);
+      return { atom: l.atom, versions: l.versions, reason: l.reason, action: l.action, removed: l.remove, ...(files?.length ? { files } : {}) };
+    }),
     changes: works
       .filter((w) => w.revbump || w.carried || w.discarded.length > 0 || added(w.atom).length > 0)
       .map((w) => ({

@@ -8,7 +8,7 @@ import { planBump } from './plan.js';
 import { readOverlay } from './read.js';
 import { reconcileWithOverlay } from './reconcile.js';
 import { addRemovedFiles, bumpReport } from './report.js';
-import { createOverlay, exitIfInterrupted, holdOverlay, type Held } from './hold.js';
+import { createOverlay, exitIfInterrupted, exitOnSignalUntilHeld, holdOverlay, type Held } from './hold.js';
 import { saveConfigSetting, settingsSaves } from './settings.js';
 import type { BumpOptions, BumpResult } from './types.js';
 import { committer, composeCommits } from './write.js';
@@ -26,10 +26,17 @@ export type { BumpOptions, BumpResult, PackageChange, PlannedPackage } from './t
  * distfiles → write → land. docs/ARCHITECTURE.md draws them.
  */
 export async function runBump(o: BumpOptions): Promise<BumpResult> {
-  // Everything that needs no work first: paths, flags, the manifest.
-  const inputs = await checkInputs(o);
-  // Then the overlay's git state, read-only, and the lock before the overlay is read.
-  const held = await holdOverlay(o, inputs);
+  const listening = exitOnSignalUntilHeld();
+  let inputs: BumpInputs;
+  let held: Held;
+  try {
+    // Everything that needs no work first: paths, flags, the manifest.
+    inputs = await checkInputs(o);
+    // Then the overlay's git state, read-only, and the lock before the overlay is read.
+    held = await holdOverlay(o, inputs);
+  } finally {
+    listening();
+  }
   try {
     return await bumpHeld(o, inputs, held);
   } finally {
@@ -92,9 +99,10 @@ async function bumpHeld(o: BumpOptions, inputs: BumpInputs, held: Held): Promise
       result.committed = true;
       result.head = landed.head;
     }
+    // A signal that came while the branch moved: the session is closed (the lock released) once, there, and the run exits.
+    await exitIfInterrupted(session!);
   } finally {
     if (!isRepo) await session?.close();
   }
-  await exitIfInterrupted(session!);
   return result;
 }

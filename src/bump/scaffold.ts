@@ -7,7 +7,7 @@ import type { StackModel } from '../model/resolve.js';
 import type { OverlayState } from '../overlay/scan.js';
 import { renderSettings, SETTINGS_FILE, type MaintainerSetting } from '../overlay/settings.js';
 import type { Plan } from '../plan/plan.js';
-import { currentYear, renderLayoutConf } from '../render/index.js';
+import { renderLayoutConf } from '../render/index.js';
 
 /**
  * The overlay's scaffolding: the repository's own files (profiles/repo_name,
@@ -22,12 +22,12 @@ import { currentYear, renderLayoutConf } from '../render/index.js';
  * step's action (and, for a file that is only extended, the new text); true
  * when the file only loses targets.
  */
-export async function settleTargetsDesc(plan: Plan, model: StackModel, state: OverlayState, extendOnly: boolean): Promise<{ descShrinks: boolean }> {
+export async function settleTargetsDesc(plan: Plan, model: StackModel, state: OverlayState, extendOnly: boolean, year: number): Promise<{ descShrinks: boolean }> {
   const descStep = plan.scaffold.find((s) => s.what === 'targets-desc');
   let descShrinks = false;
   if (descStep?.action === 'keep' && state.targetsDesc !== undefined && extendOnly) {
     // ::gentoo's file (or a bump of named packages only): the targets it lacks are added, nothing else changes.
-    const ours = renderAmdgpuTargetsDescFor(await checkedTargetTable(model.manifest.targetsFile), descStep.releases ?? [plan.version], currentYear());
+    const ours = renderAmdgpuTargetsDescFor(await checkedTargetTable(model.manifest.targetsFile), descStep.releases ?? [plan.version], year);
     const extended = extendDesc(state.targetsDesc, ours);
     if (extended) {
       descStep.action = 'update';

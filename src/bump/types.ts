@@ -88,8 +88,9 @@ export interface BumpResult {
    * Packages the overlay holds that the manifest describes and this release
    * does not generate, with the reason; what the bump does with them
    * (keep, or with --drop-old treeclean, or drop the older versions).
+   * files (treeclean): every file the package directory loses, relative to the overlay.
    */
-  left: { atom: string; versions: string[]; reason: string; action: LeftPackage['action']; removed: string[] }[];
+  left: { atom: string; versions: string[]; reason: string; action: LeftPackage['action']; removed: string[]; files?: string[] }[];
   /** Revision bumps, carried hand edits, discarded ones, removed and added files/ entries. */
   changes: PackageChange[];
   /** What bump could not decide alone and reports. */

@@ -80,6 +80,7 @@ export async function composeCommits(input: WriteInput): Promise<Written> {
     identity: signer,
     separateDrops: o.separateDrops ?? false,
     addFiles: input.patches.byAtom,
+    treeclean: planned.treeclean,
   });
   const scaffold = await scaffoldCommits(plan, model, signer, year, creating ? maintainer.save : undefined, maintainer.maintainers, input.sign);
   // ::gentoo's rocm.eclass stays unless these ebuilds use names it lacks: then the update is its own first commit.

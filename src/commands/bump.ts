@@ -59,7 +59,8 @@ export default class Bump extends BaseCommand {
       'repository, no git identity, detached HEAD, incompatible layout.conf, another run holds the lock, index.lock present, ' +
       'ignored files where bump writes, read-only overlay or directory, a Manifest line that cannot be read, an ebuild changed by hand that would be lost, --drop-old on ::gentoo holding packages that left the release, ' +
       'commits that must be signed while git cannot sign (nothing written); 5 a download or verification failed (nothing written; what was fetched ' +
-      'stays in the distdir); 6 a generated ebuild failed the QA checks (nothing written). With --derive-from: 2 also ' +
+      'stays in the distdir); 6 a generated ebuild failed the QA checks (nothing written); 130 (Ctrl-C) or 143 (SIGTERM) interrupted ' +
+      'before the branch moved (nothing was changed). With --derive-from: 2 also ' +
       'when the draft does not validate (the draft stays in the manifest to be fixed; no ebuild is generated), 5 when ' +
       "AMD's release manifest (with --therock: TheRock) cannot be fetched.",
   ].join('\n\n');
@@ -359,12 +360,21 @@ export default class Bump extends BaseCommand {
     for (const l of r.left) {
       const what =
         l.action === 'treeclean'
-          ? `${r.dryRun ? 'to be removed' : 'removed'} (treeclean)`
+          ? `${r.dryRun ? 'to be removed' : 'removed'} (treeclean${this.otherFiles(l)})`
           : l.action === 'drop'
             ? `${l.removed.join(', ')} ${r.dryRun ? 'to be dropped' : 'dropped'}, ${l.versions.filter((v) => !l.removed.includes(v)).join(', ')} kept`
             : this.keptWhy(l.versions, r.version);
       this.log(`  ${l.atom} ${l.versions.join(', ')}: ${what}; ${l.reason}`);
     }
+  }
+
+  /** A treeclean's files besides ebuilds, Manifest, metadata.xml and files/: the whole directory goes, and they with it. */
+  private otherFiles(l: BumpResult['left'][number]): string {
+    const pn = l.atom.split('/')[1]!;
+    const others = (l.files ?? [])
+      .map((f) => f.slice(l.atom.length + 1))
+      .filter((f) => f !== 'Manifest' && f !== 'metadata.xml' && !f.startsWith('files/') && !(!f.includes('/') && f.startsWith(`${pn}-`) && f.endsWith('.ebuild')));
+    return others.length > 0 ? `: the whole directory, with ${others.join(', ')}` : '';
   }
 
   /** Revision bumps, carried and discarded hand edits, added and removed files: with their diffs on a dry run. */

@@ -1,3 +1,5 @@
+import { slotOf } from '../ebuild/dependencies.js';
+import { packageSlot } from '../model/held.js';
 import type { ResolvedComponent, StackModel } from '../model/resolve.js';
 import { buildGraph, type BuildGraph } from '../plan/graph.js';
 import { requirePackageNames } from '../model/package-names.js';
@@ -8,7 +10,10 @@ export const TEST_TIERS: readonly TestTier[] = ['none', 'smoke', 'full'];
 
 export interface PlannedAtom {
   atom: string;
+  /** PV as this release holds it: a component held at its own version has its own (MIGraphX 7.2.4 in ROCm 10.0.0). */
   version: string;
+  /** SLOT/sub-slot of this release's ebuild (model/held.ts: "0/10.0" for a held one, PV's "0/7.2" otherwise). */
+  slot: string;
   /** FEATURES=test for it (in this tier). */
   runTests: boolean;
   /** Why its tests do not run, when they do not. */
@@ -71,6 +76,12 @@ function testsOf(c: ResolvedComponent, tier: TestTier): Pick<PlannedAtom, 'runTe
  * edges included: a test that needs a failed package cannot pass either).
  * `selection` undefined means the whole release.
  */
+/** The SLOT/sub-slot this release's ebuild of `c` has, $(ver_cut) expanded. */
+function ebuildSlot(c: ResolvedComponent): string {
+  const s = slotOf(packageSlot(c), c.pn, c.version)!;
+  return s.subslot ? `${s.slot}/${s.subslot}` : s.slot;
+}
+
 export function testPlan(model: StackModel, selection: readonly string[] | undefined, tier: TestTier, options: { skipTests?: readonly string[] } = {}): TestPlan {
   const graph = buildGraph(model);
   const chosen = new Set(selection ?? graph.order);
@@ -96,6 +107,7 @@ export function testPlan(model: StackModel, selection: readonly string[] | undef
       return {
         atom,
         version: c.version,
+        slot: ebuildSlot(c),
         ...tests,
         targets: c.targets,
         needs: graph.order.filter((a) => a !== atom && chosen.has(a) && reachable(atom).has(a)),

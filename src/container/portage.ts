@@ -34,9 +34,15 @@ export function makeConfValue(value: string): string {
   return `"${value}"`;
 }
 
-/** The atom emerge is given for a package under test: this release, from the overlay. */
-export function emergeAtom(a: Pick<PlannedAtom, 'atom' | 'version'>, repoName: string): string {
-  return `=${a.atom}-${a.version}*::${repoName}`;
+/**
+ * The atom emerge is given for a package under test: this release's ebuild,
+ * from the overlay. `~` takes PV and its revisions only (a `7.2.4*` glob
+ * would take 7.2.40 too), and the sub-slot tells a held component's ebuild
+ * (MIGraphX 7.2.4 in ROCm 10.0.0, SLOT 0/10.0) from the same PV of its own
+ * release: emerge refuses rather than test the other one.
+ */
+export function emergeAtom(a: Pick<PlannedAtom, 'atom' | 'version' | 'slot'>, repoName: string): string {
+  return `~${a.atom}-${a.version}:${a.slot}::${repoName}`;
 }
 
 export function envFileName(atom: string): string {

@@ -2,6 +2,7 @@ import { copyFile, lstat, readFile, rename, rm, rmdir, stat, writeFile } from 'n
 import path from 'node:path';
 import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
+import { RECORD_REF } from './generated-record.js';
 import type { OverlayRepo } from './repo.js';
 import { GitError } from './run.js';
 
@@ -63,6 +64,7 @@ export async function recoverInterrupted(repo: OverlayRepo, gitDir: string): Pro
   // The index the run was preparing: never installed, or already renamed into place.
   await discardStagedIndex(gitDir);
   const messages: string[] = [];
+  if (journal.mode === 'commit') await removeRefLocksOf(repo, journal, written);
   let toward: 'old' | 'new' | undefined;
   if (journal.mode === 'commit') {
     const tip = await repo.head(journal.branch);
@@ -91,6 +93,23 @@ export async function recoverInterrupted(repo: OverlayRepo, gitDir: string): Pro
   }
   await clearJournal(gitDir);
   return messages;
+}
+
+/**
+ * A run killed inside `git update-ref` leaves git's lock beside each ref of
+ * the swap (refs/heads/main.lock, the record's, and HEAD.lock for the
+ * branch HEAD names): every later update of the branch would then fail, and
+ * read as "main moved". A lock newer than the journal is the interrupted
+ * run's (the next run holds the overlay lock), and goes, as settleWorktree
+ * does with its index.lock.
+ */
+async function removeRefLocksOf(repo: OverlayRepo, journal: Journal, since: number): Promise<void> {
+  const { gitDir, commonDir } = await repo.dirs();
+  for (const lock of [path.join(gitDir, 'HEAD.lock'), path.join(commonDir, `${journal.branch}.lock`), path.join(commonDir, `${RECORD_REF}.lock`)]) {
+    const st = await stat(lock).catch(() => undefined);
+    // Allow for file systems that keep whole seconds.
+    if (st && st.mtimeMs >= since - 2000) await rm(lock, { force: true });
+  }
 }
 
 interface Entry {

@@ -123,3 +123,34 @@ export async function refuseLinksOut(root: string, rels: readonly string[]): Pro
     }
   }
 }
+
+/**
+ * Refuse (exit 4, naming the first) an overlay in which a directory a
+ * command writes into or removes from — a category, a package directory,
+ * metadata/sets — is a symlink, wherever it points: git tracks a link as
+ * one file, so the files a commit would add or remove behind it are not the
+ * overlay's to git (a treeclean of a linked package would remove nothing).
+ * Links leading outside are refuseLinksOut's (same exit, its message).
+ */
+export async function refuseLinkedDirs(root: string, dirs: readonly string[]): Promise<void> {
+  const seen = new Set<string>();
+  for (const dir of dirs) {
+    const parts = dir.split('/').filter(Boolean);
+    for (let i = 1; i <= parts.length; i++) {
+      const rel = parts.slice(0, i).join('/');
+      if (seen.has(rel)) continue;
+      seen.add(rel);
+      const st = await lstat(path.join(root, rel)).catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return undefined;
+        throw err;
+      });
+      if (!st) break;
+      if (!st.isSymbolicLink()) continue;
+      throw new UserError(
+        `${rel}: a symlink to ${await readlink(path.join(root, rel))}; git tracks a link as one file, so rocm-ebuild cannot add or remove the files behind it; nothing was written\n` +
+          'hint: replace the link with the directory it points to (git rm the link, git mv the directory to its place, commit), then run again',
+        ExitCode.overlayRefused,
+      );
+    }
+  }
+}

@@ -1,5 +1,8 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { readBoundedSync } from '../util/bounded-read.js';
+import { UserError } from '../util/errors.js';
+import { ExitCode } from '../util/exit-codes.js';
 import { compareVersions, isVersion } from '../model/version.js';
 import { slotOf, type ProvidedEbuild } from '../ebuild/dependencies.js';
 
@@ -21,6 +24,8 @@ export interface OverlayState {
   dir: string;
   exists: boolean;
   repoName?: string;
+  /** profiles/repo_name as the file holds it (repoName is its text trimmed). */
+  repoNameText?: string;
   /** metadata/layout.conf as key → value. */
   layout?: Map<string, string>;
   eclass?: string;
@@ -32,13 +37,31 @@ export interface OverlayState {
   packages: Map<string, PackageState>;
 }
 
+/** No file of an overlay's that rocm-ebuild reads comes near this (a Manifest of a large package is some 100 KiB). */
+const MAX_OVERLAY_FILE = 16 * 1024 * 1024;
+
+/**
+ * A file of the overlay, or undefined when there is none. Opened without
+ * blocking and refused (exit 4, naming it) unless it is a regular file: an
+ * untracked FIFO at sets.conf would otherwise hold the synchronous read, and
+ * with it the whole process, signals included, for good.
+ */
 function readOptional(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+  const r = readBoundedSync(file, MAX_OVERLAY_FILE);
+  if (r.ok) return r.data.toString('utf8');
+  if (r.code === 'ENOENT') return undefined;
+  throw new UserError(
+    `${file}: ${r.reason}; rocm-ebuild reads only regular files of the overlay, so nothing was written\n` +
+      'hint: remove it or put the regular file git tracks in its place (git checkout -- <path>), then run again',
+    ExitCode.overlayRefused,
+  );
+}
+
+/** A file that must exist (an ebuild a listing found), read as readOptional reads. */
+function readRequired(file: string): string {
+  const text = readOptional(file);
+  if (text === undefined) throw new UserError(`${file}: no such file; the overlay changed while rocm-ebuild read it`, ExitCode.overlayRefused);
+  return text;
 }
 
 export function parseLayoutConf(text: string): Map<string, string> {
@@ -85,7 +108,8 @@ export async function scanOverlay(dir: string, atoms: readonly string[]): Promis
   }
   const state: OverlayState = { dir, exists, packageSets: new Map(), packages: new Map() };
   if (!exists) return state;
-  state.repoName = (readOptional(path.join(dir, 'profiles', 'repo_name')))?.trim();
+  state.repoNameText = readOptional(path.join(dir, 'profiles', 'repo_name'));
+  state.repoName = state.repoNameText?.trim();
   const layout = readOptional(path.join(dir, 'metadata', 'layout.conf'));
   if (layout !== undefined) state.layout = parseLayoutConf(layout);
   state.eclass = readOptional(path.join(dir, 'eclass', 'rocm.eclass'));
@@ -102,7 +126,10 @@ export async function scanOverlay(dir: string, atoms: readonly string[]): Promis
     }
     for (const name of names) {
       const file = path.join(dir, d, name);
-      if (statSync(file, { throwIfNoEntry: false })?.isFile()) state.packageSets.set(`${d}/${name}`, readFileSync(file, 'utf8'));
+      // A directory under metadata/sets is not a set; anything else that is not a regular file is refused.
+      if (statSync(file, { throwIfNoEntry: false })?.isDirectory()) continue;
+      const text = readOptional(file);
+      if (text !== undefined) state.packageSets.set(`${d}/${name}`, text);
     }
   }
   for (const atom of atoms) {
@@ -142,7 +169,7 @@ export async function scanOverlay(dir: string, atoms: readonly string[]): Promis
 /** An ebuild's text as the worktree holds it (the bump checked it is clean: the same as HEAD's). */
 export function readEbuild(dir: string, atom: string, version: string): string {
   const pn = atom.split('/')[1]!;
-  return readFileSync(path.join(dir, atom, `${pn}-${version}.ebuild`), 'utf8');
+  return readRequired(path.join(dir, atom, `${pn}-${version}.ebuild`));
 }
 
 /** Every file under a package's files/, as paths relative to it ("a.patch", "sub/b.patch"), sorted. */
@@ -226,7 +253,7 @@ export function overlayIndex(dir: string, atoms: readonly string[]): Map<string,
       if (!f.startsWith(`${pn}-`) || !f.endsWith('.ebuild')) continue;
       const version = f.slice(pn.length + 1, -'.ebuild'.length);
       if (!isVersion(version)) continue;
-      held.push(providedEbuild(readFileSync(path.join(dir, atom, f), 'utf8'), pn, version));
+      held.push(providedEbuild(readRequired(path.join(dir, atom, f)), pn, version));
     }
     if (held.length > 0) index.set(atom, held.sort((a, b) => compareVersions(a.version, b.version)));
   }

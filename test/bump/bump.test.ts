@@ -578,6 +578,50 @@ describe('rocm-ebuild bump (the full 6.2 stack into real git repositories)', fun
       ]);
     });
 
+    it('a package that left holding other tracked files (a NOTES, a patch outside files/): its treeclean removes the whole directory, names them, and pr check accepts it', async () => {
+      const extra = copyOverlay((await fullStackFixture()).overlay, path.join(work, 'treeclean-extra'));
+      const lt = path.join(extra, 'sci-libs/hipSPARSELt');
+      await writeFile(path.join(lt, 'NOTES'), 'kept by hand\n');
+      await mkdir(path.join(lt, 'patches'));
+      await writeFile(path.join(lt, 'patches/fix-build.patch'), '--- a/x\n+++ b/x\n');
+      await git(extra, ['add', '-A'], home);
+      await git(extra, ['commit', '-q', '-s', '-m', 'sci-libs/hipSPARSELt: notes'], home);
+      const tip = (await git(extra, ['rev-parse', 'HEAD'], home)).trim();
+      const dry = await bump(['7.2.4', '--overlay', extra, '--drop-old', '--dry-run', '--json']);
+      assert.equal(dry.code, 0, dry.stderr);
+      const planned = (JSON.parse(dry.stdout) as { left: { atom: string; files?: string[] }[] }).left.find((l) => l.atom === 'sci-libs/hipSPARSELt');
+      assert.deepEqual(planned?.files, ['Manifest', 'NOTES', 'hipSPARSELt-6.2.2.ebuild', 'metadata.xml', 'patches/fix-build.patch'].map((f) => `sci-libs/hipSPARSELt/${f}`));
+      const r = await bump(['7.2.4', '--overlay', extra, '--drop-old']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /^ {2}sci-libs\/hipSPARSELt 6\.2\.2: removed \(treeclean: the whole directory, with NOTES, patches\/fix-build\.patch\)/m);
+      assert.ok(!existsSync(lt), 'the package directory is still there');
+      const sha = (await git(extra, ['log', '--format=%H', '--fixed-strings', '--grep=sci-libs/hipSPARSELt: treeclean', `${tip}..HEAD`], home)).trim();
+      const files = (await git(extra, ['show', '--name-status', '--format=', sha], home)).trim().split('\n').sort();
+      assert.deepEqual(files, ['Manifest', 'NOTES', 'hipSPARSELt-6.2.2.ebuild', 'metadata.xml', 'patches/fix-build.patch'].map((f) => `D\tsci-libs/hipSPARSELt/${f}`));
+      assert.match((await git(extra, ['log', '-1', '--format=%b', sha], home)).replace(/\s+/g, ' '), /The whole package directory goes, with its other files: NOTES, patches\/fix-build\.patch\./);
+      const check = await runCli(['pr', 'check', '--overlay', extra, '--range', `${sha}~1..${sha}`, '--no-pkgcheck', '--json'], { home });
+      const results = (JSON.parse(check.stdout) as { results: { keyword: string; message: string }[] }).results;
+      assert.deepEqual(results.filter((x) => x.keyword === 'BadTreeclean'), []);
+    });
+
+    it('a package that left whose directory is a committed symlink: refused (exit 4) naming it, nothing written', async () => {
+      const linked = copyOverlay((await fullStackFixture()).overlay, path.join(work, 'treeclean-link'));
+      await git(linked, ['mv', 'dev-util/rocm_bandwidth_test', 'dev-util/rbt-real'], home);
+      execFileSync('ln', ['-s', 'rbt-real', path.join(linked, 'dev-util/rocm_bandwidth_test')]);
+      await git(linked, ['add', '-A'], home);
+      await git(linked, ['commit', '-q', '-s', '-m', 'dev-util/rocm_bandwidth_test: a link'], home);
+      const tip = (await git(linked, ['rev-parse', 'HEAD'], home)).trim();
+      const r = await bump(['7.2.4', '--overlay', linked, '--drop-old']);
+      assert.equal(r.code, 4, r.stdout + r.stderr);
+      const err = r.stderr.replace(/\s*›\s*/g, ' ');
+      assert.match(err, /dev-util\/rocm_bandwidth_test: a symlink to rbt-real; git tracks a link as one file/);
+      assert.match(err, /nothing was written/);
+      assert.match(err, /hint: replace the link with the directory it points to/);
+      assert.doesNotMatch(err, /internal error|at .*\.js:\d+/i);
+      assert.equal((await git(linked, ['rev-parse', 'HEAD'], home)).trim(), tip);
+      assert.equal((await git(linked, ['status', '--porcelain', '--untracked-files=all'], home)).trim(), '');
+    });
+
     it('a package that left but holds a 9999 stays: only its older versions whose dependencies the bump leaves unmet go', async () => {
       const live = copyOverlay((await fullStackFixture()).overlay, path.join(work, 'live-7.2.4'));
       const lt = path.join(live, 'sci-libs/hipSPARSELt');

@@ -115,6 +115,42 @@ describe('bump: concurrent runs and interruptions (real processes, real signals)
     });
   }
 
+  for (const stage of ['prepared', 'committed'] as const) {
+    it(`kill -9 inside git update-ref (${stage === 'prepared' ? 'refs locked, the branch not yet moved' : 'the branch just moved'}) of a --drop-old bump: no file the bump keeps or adds is staged as deleted, and the next run ends the landing`, async () => {
+      const overlay = copyOverlay(small.overlay, path.join(work, `killed-drop-${stage}`));
+      const before = await head(overlay, small.home);
+      const { env: hooked, marker } = await stopAtBranchMove(path.join(work, `killed-drop-${stage}`), stage);
+      const killed = startCli(bumpArgs(overlay, '--drop-old'), { home: small.home, detached: true, env: hooked });
+      await waitForFile(marker, killed);
+      killGroup(killed);
+      await killed.done;
+      const tip = await head(overlay, small.home);
+      // Killed inside update-ref, git leaves its ref locks: a commit made now fails; what it would record is what is staged.
+      const records = stage === 'committed' ? await commitAllRecords(overlay, small.home) : (await git(overlay, ['diff', '--cached', '--name-status', '--no-renames'], small.home)).trim().split('\n').filter(Boolean);
+      if (stage === 'committed') {
+        assert.notEqual(tip, before, 'the branch had not moved');
+        // Index and worktree moved with the branch: a commit made now records nothing, least of all the dropped versions' successors as deleted.
+        assert.deepEqual(records, []);
+        assert.equal(await status(overlay, small.home), '', 'the index and worktree lag behind the branch');
+      } else {
+        assert.equal(tip, before, 'the branch moved');
+        // The bump's own changes staged on the old branch: the 6.3.0 ebuilds added, the 6.2.2 ones deleted, nothing else.
+        const deleted = records.filter((r) => r.startsWith('D\t')).map((r) => r.slice(2)).sort();
+        assert.deepEqual(deleted, ['dev-libs/rocm-base/rocm-base-6.2.2.ebuild', 'sci-libs/app/app-6.2.2.ebuild', 'sci-libs/gpulib/gpulib-6.2.2.ebuild']);
+        for (const r of records.filter((x) => !x.startsWith('D\t'))) assert.doesNotMatch(r, /-6\.2\.2\.ebuild$/, r);
+      }
+      const again = await runCli(bumpArgs(overlay, '--drop-old'), { home: small.home });
+      assert.equal(again.code, 0, again.stderr);
+      const subjects = (await git(overlay, ['log', '--format=%s', `${before}..HEAD`], small.home)).trim().split('\n').sort();
+      assert.deepEqual(subjects, ['dev-libs/rocm-base: add 6.3.0, drop 6.2.2', 'sci-libs/app: add 6.3.0, drop 6.2.2', 'sci-libs/gpulib: add 6.3.0, drop 6.2.2']);
+      assert.equal(await status(overlay, small.home), '', 'files left staged');
+      for (const f of (await git(overlay, ['ls-files'], small.home)).split('\n').filter(Boolean)) {
+        assert.equal(await readFile(path.join(overlay, f), 'utf8'), await git(overlay, ['show', `HEAD:${f}`], small.home), f);
+      }
+      assert.deepEqual(leftovers(overlay), []);
+    });
+  }
+
   it('kill -9 while a new overlay is being checked out: the next run completes it', async () => {
     const overlay = path.join(work, 'killed-new-checkout');
     const marker = path.join(work, 'killed-new-checkout.paused');

@@ -77,16 +77,17 @@ export function killGroup(r: Running): void {
 /**
  * git configuration (as environment variables, for the CLI) whose
  * reference-transaction hook stops git the moment a branch has moved
- * (`committed`, refs/heads/*): `marker` appears, and git sleeps until the
- * test kills it. `base` names the hook directory and the marker.
+ * (`committed`, refs/heads/*), or, with `prepared`, inside `git update-ref`
+ * with the refs locked and the branch not yet moved: `marker` appears, and
+ * git sleeps until the test kills it. `base` names the hook directory and the marker.
  */
-export async function stopAtBranchMove(base: string): Promise<{ env: NodeJS.ProcessEnv; marker: string }> {
+export async function stopAtBranchMove(base: string, stage: 'prepared' | 'committed' = 'committed'): Promise<{ env: NodeJS.ProcessEnv; marker: string }> {
   const hooks = `${base}-hooks`;
   const marker = `${base}.moved`;
   await mkdir(hooks);
   await writeFile(
     path.join(hooks, 'reference-transaction'),
-    `#!/bin/sh\n[ "$1" = committed ] || exit 0\nwhile read -r old new ref; do case "$ref" in refs/heads/*) : > '${marker}'; sleep 600;; esac; done\nexit 0\n`,
+    `#!/bin/sh\n[ "$1" = ${stage} ] || exit 0\nwhile read -r old new ref; do case "$ref" in refs/heads/*) : > '${marker}'; sleep 600;; esac; done\nexit 0\n`,
     { mode: 0o755 },
   );
   return { env: { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.hooksPath', GIT_CONFIG_VALUE_0: hooks }, marker };

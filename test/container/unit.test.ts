@@ -10,7 +10,7 @@ import { gtestCounts, parseGtestXml } from '../../src/container/gtest.js';
 import { junitXml } from '../../src/container/junit.js';
 import { markdownReport } from '../../src/container/markdown.js';
 import { resolveAtoms, testPlan, type TestPlan } from '../../src/container/plan.js';
-import { makeConfValue, portageFiles, type ContainerJob } from '../../src/container/portage.js';
+import { emergeAtom, makeConfValue, portageFiles, type ContainerJob } from '../../src/container/portage.js';
 import { containerPaths } from '../../src/container/layout.js';
 import { emergedPackages, parsePhases, parseStatus, phasesBySegment, splitConsole, splitCpv } from '../../src/container/records.js';
 import { buildReport, reportFileName, reportProblems, type ReportMeta, type RunOutcome } from '../../src/container/report.js';
@@ -120,6 +120,20 @@ describe('container: the test plan', () => {
     assert.equal(plan.stack.length, model.components.length);
   });
 
+  it('a component 10.0.0 holds at its own version is asked for as that release holds it: PV 7.2.4 and any revision, SLOT 0/10.0, never a glob', async () => {
+    const manifest = await loadManifest(shippedManifest);
+    const policies = await loadPolicies(manifest);
+    if ('issues' in policies) throw new Error('policies');
+    const ten = resolveStack(manifest, releaseModel(manifest, '10.0.0', policies.byRelease.get('10.0.0')!)!);
+    const plan = testPlan(ten, resolveAtoms(ten, ['migraphx']), 'none');
+    const mx = plan.atoms.find((a) => a.atom === 'sci-libs/migraphx')!;
+    assert.deepEqual([mx.version, mx.slot], ['7.2.4', '0/10.0']);
+    assert.equal(emergeAtom(mx, 'rocm'), '~sci-libs/migraphx-7.2.4:0/10.0::rocm');
+    // A package of the release itself: its PV, PV's sub-slot.
+    const hip = plan.atoms.find((a) => a.atom === 'dev-util/hip') ?? testPlan(ten, resolveAtoms(ten, ['dev-util/hip']), 'none').atoms[0]!;
+    assert.equal(emergeAtom(hip, 'rocm'), `~dev-util/hip-${ten.byAtom.get('dev-util/hip')!.version}:0/10.0::rocm`);
+  });
+
   it('the tiers: smoke runs only packages with tests.smoke, with their settings; none runs no tests', () => {
     const atoms = resolveAtoms(model, ['rocPRIM', 'rocBLAS', 'rocFFT', 'rocm-cmake']);
     const smoke = testPlan(model, atoms, 'smoke');
@@ -186,7 +200,7 @@ describe('container: Portage configuration and script', function () {
         if (!bb.error) assert.equal(bb.status, 0, `${name}: busybox sh -n`);
       }
       const text = containerScript(variants[0]![1]);
-      assert.match(text, /^atom sci-libs\/hipBLAS '=sci-libs\/hipBLAS-6\.2\.2\*::rocm' sci-libs\/rocBLAS$/m);
+      assert.match(text, /^atom sci-libs\/hipBLAS '~sci-libs\/hipBLAS-6\.2\.2:0\/6\.2::rocm' sci-libs\/rocBLAS$/m);
       assert.match(text, /^for gid in 110 44; do setup_group/m);
       assert.match(text, /^gpu_check \/dev\/kfd \/dev\/dri\/renderD128$/m);
       assert.match(containerScript(variants[1]![1]), /if ! \{ test -r "\$node" && test -w "\$node"; \}; then/);
