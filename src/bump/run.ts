@@ -1,6 +1,7 @@
 import { resolveDistdir } from '../distfiles/index.js';
 import { checkWrites } from './check.js';
 import { downloadSize, ensureAllDistfiles } from './distfiles.js';
+import { refuseGentooEclassGap } from './eclass.js';
 import { checkInputs, type BumpInputs } from './inputs.js';
 import { landCommits } from './land.js';
 import { planBump } from './plan.js';
@@ -43,6 +44,8 @@ async function bumpHeld(o: BumpOptions, inputs: BumpInputs, held: Held): Promise
   // Render every new ebuild, then read what the overlay holds of the planned packages:
   // revisions to bump, hand edits to carry forward or refuse to lose.
   const edits = await reconcileWithOverlay(o, inputs, read, planned.plan);
+  // ::gentoo's eclass is never a bump's side effect: one lacking names the ebuilds use stops the bump, dry run or not.
+  refuseGentooEclassGap(inputs.dir, o.version, read, edits.works);
   const result = bumpReport(o, inputs, held, planned, edits);
   for (const w of edits.warnings) o.warn(w);
   if (o.dryRun) {
