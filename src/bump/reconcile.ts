@@ -1,5 +1,5 @@
 import { readRecord, recordTip } from '../git/generated-record.js';
-import { unifiedDiff } from '../git/text-merge.js';
+import { changedLines, unifiedDiff } from '../git/text-merge.js';
 import { compareVersions, withoutRevision } from '../model/version.js';
 import type { ResolvedComponent, StackModel } from '../model/resolve.js';
 import { ebuildRelease } from '../model/held.js';
@@ -206,11 +206,16 @@ export async function reconcile(input: ReconcileInput): Promise<Reconciled> {
         }
       }
     }
-    // Versions dropped whose changes went nowhere.
-    for (const v of [...(drop?.versions ?? []), ...heldDrops]) {
+    // Versions dropped whose changes went nowhere: a change a newer ebuild that stays already
+    // has (carried by an earlier bump, and on by this one) goes nowhere lost.
+    const dropping = [...(drop?.versions ?? []), ...heldDrops];
+    const staying = present.filter((v) => !work.remove.includes(v) && !dropping.includes(v));
+    for (const v of dropping) {
       if (v === carriedFrom) continue;
-      const { state: local } = await stateOf(atom, v);
+      const { committed, state: local } = await stateOf(atom, v);
       if (local.kind === 'edited') {
+        const newer = [...(work.write ? [work.write.text] : []), ...staying.filter((x) => x === '9999' || compareVersions(x, v) > 0).map((x) => readEbuild(state.dir, atom, x))];
+        if (await alreadyCarried(local, committed, newer)) continue;
         cannotCarry(
           v,
           drop?.left?.treeclean
@@ -230,6 +235,22 @@ export async function reconcile(input: ReconcileInput): Promise<Reconciled> {
     );
   }
   return { works, refusals, warnings };
+}
+
+/**
+ * Whether one of `newer` already holds the change (base → committed): merged
+ * onto it, the change adds nothing, or every line it adds is there and every
+ * line it removes is gone.
+ */
+async function alreadyCarried(local: Extract<LocalState, { kind: 'edited' }>, committed: string, newer: string[]): Promise<boolean> {
+  const { added, removed } = changedLines(local.diff);
+  for (const text of newer) {
+    const merged = await carryForward(local, committed, text, { from: 'older', to: 'newer' });
+    if (merged.conflicts === 0 && sameButYear(merged.text, text)) return true;
+    const lines = new Set(text.split('\n'));
+    if (added.length + removed.length > 0 && added.every((l) => lines.has(l)) && removed.every((l) => !lines.has(l))) return true;
+  }
+  return false;
 }
 
 function indent(text: string): string {
