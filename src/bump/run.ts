@@ -60,6 +60,7 @@ async function bumpHeld(o: BumpOptions, inputs: BumpInputs, held: Held): Promise
   }
 
   const checked = await checkWrites(inputs, read, planned, edits, saveSettings);
+  result.qa = checked.qa;
   const fetched = await ensureAllDistfiles(checked.writes, read.state, o);
   result.distfiles = fetched.results.map((r) => ({ name: r.name, status: r.status, ...(r.entry ? { size: r.entry.size } : {}) }));
 

@@ -314,6 +314,13 @@ export default class Bump extends BaseCommand {
       this.changes(r, verbosity() === 'verbose');
       this.leftReport(r);
       this.signingReport(r);
+      if (r.qa) {
+        const q = r.qa;
+        this.log(
+          `checked: ${q.ebuilds} ebuild${q.ebuilds === 1 ? '' : 's'} with rocm-ebuild's checks, bash -n${q.shellcheck ? ' and shellcheck' : ' (shellcheck not installed)'}: ` +
+            `0 errors/warnings, ${q.findings} style/info finding${q.findings === 1 ? '' : 's'}${q.findings ? ` (rocm-ebuild lint --overlay ${r.overlay} lists them)` : ''}`,
+        );
+      }
       this.log(
         r.committed
           ? `${r.commits.length} commit${r.commits.length === 1 ? '' : 's'} on ${r.branch} (${r.head?.slice(0, 12)}); review with: git -C ${r.overlay} log --stat`
