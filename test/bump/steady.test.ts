@@ -242,6 +242,26 @@ describe('bump after the first bump: revisions, named packages, hand edits, down
       assert.match(ok.stdout, /^checked: 1 ebuild with rocm-ebuild's checks, bash -n and shellcheck: 0 errors\/warnings, \d+ style\/info findings?/m);
     });
 
+    it('a second clone without the record is refused with the git commands that bring it; run as printed, the bump carries the edit', async () => {
+      const first = copyOverlay(small.overlay, path.join(work, 'record-first'));
+      const second = path.join(work, 'record-second');
+      await git(work, ['clone', '-q', first, second], small.home);
+      await handFix(second, small.home);
+      const r = await bump('6.3.0', second, ['--drop-old']);
+      assert.equal(r.code, 4, r.stderr);
+      assert.match(r.stderr, /this clone has no refs\/rocm-ebuild-generated/);
+      const push = /^ {4}(git -C <the clone that bumped> push origin .*)$/m.exec(r.stderr)?.[1];
+      const fetch = /^ {4}(git -C \S+ fetch origin .*)$/m.exec(r.stderr)?.[1];
+      assert.ok(push && fetch, r.stderr);
+      // The first clone publishes the record as the printed push would (origin is that clone here), the second fetches it as printed.
+      const [pushSrc, pushDst] = push.split(' ').at(-1)!.split(':');
+      await git(first, ['update-ref', pushDst!, pushSrc!], small.home);
+      execFileSync('bash', ['-c', fetch], { env: { ...process.env, HOME: small.home } });
+      const again = await bump('6.3.0', second, ['--drop-old']);
+      assert.equal(again.code, 0, again.stderr);
+      assert.ok((await readFile(path.join(second, 'sci-libs/gpulib/gpulib-6.3.0.ebuild'), 'utf8')).includes(PATCH_LINE));
+    });
+
     it('files/ entries a remaining ebuild might use through a pattern are kept', async () => {
       const overlay = copyOverlay(small.overlay, path.join(work, 'glob'));
       await handFix(overlay, small.home, 'PATCHES=( "${FILESDIR}"/*.patch )');
