@@ -1,5 +1,5 @@
 import { lintComponents } from '../lint/component.js';
-import { failing, formatText } from '../lint/index.js';
+import { failing, formatText, hasTool } from '../lint/index.js';
 import { unwritableDirs } from '../overlay/paths.js';
 import { SETTINGS_FILE } from '../overlay/settings.js';
 import type { Plan } from '../plan/plan.js';
@@ -8,6 +8,7 @@ import { SETS_CONF, SETS_DIR } from '../stack-check/package-set.js';
 import { UserError } from '../util/errors.js';
 import { ExitCode } from '../util/exit-codes.js';
 import type { BumpInputs } from './inputs.js';
+import type { BumpQa } from './types.js';
 import type { BumpPlan } from './plan.js';
 import type { OverlayRead } from './read.js';
 import { ebuildPath, type HandEdits, type PackageWork } from './reconcile.js';
@@ -23,6 +24,8 @@ export interface Checked {
   writes: PackageWork[];
   /** metadata.xml of the new packages (those that have none), by atom. */
   metadata: Map<string, string>;
+  /** What the ebuilds were checked with and what it found that does not fail (style, info): the summary's line. */
+  qa: BumpQa;
 }
 
 export async function checkWrites(inputs: BumpInputs, read: OverlayRead, planned: BumpPlan, edits: HandEdits, saveSettings: boolean): Promise<Checked> {
@@ -35,19 +38,21 @@ export async function checkWrites(inputs: BumpInputs, read: OverlayRead, planned
   const metadata = new Map(
     writes.filter((w) => !state.packages.get(w.atom)?.hasMetadata).map((w) => [w.atom, renderMetadata(w.component, model, { maintainers: maintainer.maintainers })]),
   );
+  // shellcheck when it is installed, as lint --overlay runs it: what bump commits passes it (the command says once when it is absent).
+  const shellcheck = hasTool('shellcheck');
   const lints = await lintComponents(
     writes.map((w) => w.component),
     model,
     (c) => {
       const w = writes.find((x) => x.atom === c.atom)!;
-      return { year, text: w.write!.text, metadata: metadata.get(c.atom) ?? renderMetadata(c, model, { maintainers: maintainer.maintainers }), tools: { shellcheck: false } };
+      return { year, text: w.write!.text, metadata: metadata.get(c.atom) ?? renderMetadata(c, model, { maintainers: maintainer.maintainers }), tools: { shellcheck } };
     },
   );
   const lintProblems: string[] = [];
   for (const lint of lints) {
     const bad = failing(lint.results);
     if (bad.length > 0 || lint.tools.length > 0) {
-      lintProblems.push(formatText(bad).trimEnd(), ...lint.tools.map((t) => `  ${lint.file}:${t.line ?? '?'}: ${t.message}`));
+      lintProblems.push(formatText(bad).trimEnd(), ...lint.tools.map((t) => `  ${lint.file}:${t.line ?? '?'}: ${t.tool}${t.code ? ` ${t.code}` : ''}: ${t.message}`));
     }
   }
   if (lintProblems.length > 0) {
@@ -55,7 +60,8 @@ export async function checkWrites(inputs: BumpInputs, read: OverlayRead, planned
   }
   // Every directory the bump will write to must be writable, before anything is fetched.
   if (isRepo) await checkWritable(dir, plannedPaths(plan, works, saveSettings));
-  return { writes, metadata };
+  const results = lints.flatMap((l) => l.results);
+  return { writes, metadata, qa: { ebuilds: lints.length, shellcheck, findings: results.length - failing(results).length } };
 }
 
 /** The files a plan will write or delete, relative to the overlay. */

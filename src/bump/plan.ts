@@ -46,7 +46,8 @@ export async function planBump(o: BumpOptions, inputs: BumpInputs, held: Held, r
     orphaned: await orphanTest(model, state, left),
   });
   // ::gentoo ships no repository sets (sets.conf has no place there): `rocm-ebuild set` prints them instead.
-  if (gentoo) plan.scaffold = plan.scaffold.filter((s) => s.what !== 'package-sets');
+  // Nor does a bump add or change its eclass (eclass update does, reviewed on gentoo-dev).
+  if (gentoo) plan.scaffold = plan.scaffold.filter((s) => s.what !== 'package-sets' && s.what !== 'eclass');
   if (plan.newer.length > 0 && !o.allowDowngrade) refuseDowngrade(plan);
   // ::gentoo removes a package only after its last rites: never in a bump.
   if (gentoo && plan.left.some((l) => l.action === 'treeclean')) refuseGentooTreeclean(dir, plan);

@@ -44,7 +44,7 @@ export async function readOverlay(o: BumpOptions, inputs: BumpInputs): Promise<O
   } else if (state.eclass !== undefined && !sameEclassCode(state.eclass, ourEclass)) {
     o.warn(
       `${path.join(dir, 'eclass/rocm.eclass')} differs from the rocm.eclass these ebuilds are generated for; ` +
-        `it is left as it is: compare it with ${eclassPath} and commit the update if it is older`,
+        `it is left as it is: \`rocm-ebuild eclass update --overlay ${dir} --dry-run\` shows the difference, and without --dry-run commits the update`,
     );
   }
   return { planned, state, gentoo, ourEclass };

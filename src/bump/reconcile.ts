@@ -1,5 +1,5 @@
-import { readRecord, recordTip } from '../git/generated-record.js';
-import { unifiedDiff } from '../git/text-merge.js';
+import { readRecord, RECORD_REF, recordRefCommands, recordTip } from '../git/generated-record.js';
+import { changedLines, unifiedDiff } from '../git/text-merge.js';
 import { compareVersions, withoutRevision } from '../model/version.js';
 import type { ResolvedComponent, StackModel } from '../model/resolve.js';
 import { ebuildRelease } from '../model/held.js';
@@ -53,6 +53,8 @@ export interface Refusal {
   version: string;
   why: string;
   diff: string;
+  /** No record says what was generated for it: a second clone's usual case. */
+  unknown?: boolean;
 }
 
 export interface Reconciled {
@@ -129,9 +131,9 @@ export async function reconcile(input: ReconcileInput): Promise<Reconciled> {
     const release = plan.version;
     const next = () => renderEbuild(component, model, { year });
     /** Local edits that cannot go along: refused, or dropped on --discard-local. */
-    const cannotCarry = (version: string, why: string, diff: string) => {
+    const cannotCarry = (version: string, why: string, diff: string, unknown = false) => {
       if (input.discardLocal) work.discarded.push({ version, diff });
-      else refusals.push({ atom, version, why, diff });
+      else refusals.push({ atom, version, why, diff, ...(unknown ? { unknown } : {}) });
     };
     let carriedFrom: string | undefined;
     /** --drop-old: a held package's ebuilds of its version written for older releases. */
@@ -174,7 +176,7 @@ export async function reconcile(input: ReconcileInput): Promise<Reconciled> {
           }
         } else {
           work.write = { version, text: generated, generated };
-          if (superseded) cannotCarry(latest, local.why, local.diff);
+          if (superseded) cannotCarry(latest, local.why, local.diff, true);
         }
       }
     } else if (entry?.action === 'add') {
@@ -200,17 +202,22 @@ export async function reconcile(input: ReconcileInput): Promise<Reconciled> {
           }
         } else if (local.kind === 'unknown') {
           if (dropped) {
-            cannotCarry(source, local.why, local.diff);
+            cannotCarry(source, local.why, local.diff, true);
             carriedFrom = source;
           } else unknownSources.push(`${atom}-${source}`);
         }
       }
     }
-    // Versions dropped whose changes went nowhere.
-    for (const v of [...(drop?.versions ?? []), ...heldDrops]) {
+    // Versions dropped whose changes went nowhere: a change a newer ebuild that stays already
+    // has (carried by an earlier bump, and on by this one) goes nowhere lost.
+    const dropping = [...(drop?.versions ?? []), ...heldDrops];
+    const staying = present.filter((v) => !work.remove.includes(v) && !dropping.includes(v));
+    for (const v of dropping) {
       if (v === carriedFrom) continue;
-      const { state: local } = await stateOf(atom, v);
+      const { committed, state: local } = await stateOf(atom, v);
       if (local.kind === 'edited') {
+        const newer = [...(work.write ? [work.write.text] : []), ...staying.filter((x) => x === '9999' || compareVersions(x, v) > 0).map((x) => readEbuild(state.dir, atom, x))];
+        if (await alreadyCarried(local, committed, newer)) continue;
         cannotCarry(
           v,
           drop?.left?.treeclean
@@ -219,7 +226,7 @@ export async function reconcile(input: ReconcileInput): Promise<Reconciled> {
           local.diff,
         );
       }
-      else if (local.kind === 'unknown') cannotCarry(v, local.why, local.diff);
+      else if (local.kind === 'unknown') cannotCarry(v, local.why, local.diff, true);
     }
     if (work.write || work.remove.length > 0) works.push(work);
   }
@@ -230,6 +237,22 @@ export async function reconcile(input: ReconcileInput): Promise<Reconciled> {
     );
   }
   return { works, refusals, warnings };
+}
+
+/**
+ * Whether one of `newer` already holds the change (base → committed): merged
+ * onto it, the change adds nothing, or every line it adds is there and every
+ * line it removes is gone.
+ */
+async function alreadyCarried(local: Extract<LocalState, { kind: 'edited' }>, committed: string, newer: string[]): Promise<boolean> {
+  const { added, removed } = changedLines(local.diff);
+  for (const text of newer) {
+    const merged = await carryForward(local, committed, text, { from: 'older', to: 'newer' });
+    if (merged.conflicts === 0 && sameButYear(merged.text, text)) return true;
+    const lines = new Set(text.split('\n'));
+    if (added.length + removed.length > 0 && added.every((l) => lines.has(l)) && removed.every((l) => !lines.has(l))) return true;
+  }
+  return false;
 }
 
 function indent(text: string): string {
@@ -261,18 +284,31 @@ export async function reconcileWithOverlay(o: BumpOptions, inputs: BumpInputs, r
   const recordAt = isRepo ? await recordTip(repo) : undefined;
   const record = isRepo ? await readRecord(repo, recordAt, recordPaths(plan, state)) : new Map<string, string>();
   const { works, refusals, warnings } = await reconcile({ plan, model, state, record, rendered, year, discardLocal: o.discardLocal ?? false });
-  if (refusals.length > 0) refuseLocalEdits(refusals);
+  // A clone without the record at all (git clones branches and tags only): the way to it, as git commands.
+  const noRecord = isRepo && recordAt === undefined ? missingRecordHint(inputs.dir) : undefined;
+  if (refusals.length > 0) refuseLocalEdits(refusals, refusals.some((r) => r.unknown) ? noRecord : undefined);
+  if (noRecord && warnings.some((w) => w.startsWith('no record of what rocm-ebuild generated'))) warnings.push(noRecord);
   return { works, warnings, year, recordAt };
 }
 
 /** Ebuilds changed by hand that this bump would lose: refused with the change, and the ways on. */
-function refuseLocalEdits(refusals: Refusal[]): never {
+function missingRecordHint(dir: string): string {
+  const c = recordRefCommands(dir);
+  return (
+    `this clone has no ${RECORD_REF}, the record of what rocm-ebuild generated (git clones branches and tags only); ` +
+    `if the overlay was bumped in another clone, publish the record from there and fetch it here, then run again:\n` +
+    `    ${c.push}\n    ${c.fetch}\n  (rocm-ebuild pr push pushes it along with the branch)`
+  );
+}
+
+function refuseLocalEdits(refusals: Refusal[], noRecord?: string): never {
   const parts = refusals.map((r) => `${r.atom}-${r.version}: ${r.why}${r.diff ? `\n${r.diff.trimEnd().replace(/^/gm, '    ')}` : ''}`);
   const others = [...new Set(refusals.map((r) => r.atom))];
   throw new UserError(
     `${refusals.length === 1 ? 'an ebuild' : `${refusals.length} ebuilds`} changed by hand would be lost; nothing was written:\n${parts.map((p) => `  ${p}`).join('\n')}\n` +
       `hint: port the change to the stack manifest or by hand, then run again; or pass --discard-local to drop ${refusals.length === 1 ? 'it' : 'them'}; ` +
-      `or name the other packages on the command line to bump them without ${others.join(', ')}`,
+      `or name the other packages on the command line to bump them without ${others.join(', ')}` +
+      (noRecord ? `\nhint: ${noRecord}` : ''),
     ExitCode.overlayRefused,
     { refused: refusals },
   );

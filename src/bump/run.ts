@@ -1,6 +1,7 @@
 import { resolveDistdir } from '../distfiles/index.js';
 import { checkWrites } from './check.js';
 import { downloadSize, ensureAllDistfiles } from './distfiles.js';
+import { refuseGentooEclassGap } from './eclass.js';
 import { checkInputs, type BumpInputs } from './inputs.js';
 import { landCommits } from './land.js';
 import { ourPatchFiles } from './patch-files.js';
@@ -51,6 +52,8 @@ async function bumpHeld(o: BumpOptions, inputs: BumpInputs, held: Held): Promise
   // Render every new ebuild, then read what the overlay holds of the planned packages:
   // revisions to bump, hand edits to carry forward or refuse to lose.
   const edits = await reconcileWithOverlay(o, inputs, read, planned.plan);
+  // ::gentoo's eclass is never a bump's side effect: one lacking names the ebuilds use stops the bump, dry run or not.
+  refuseGentooEclassGap(inputs.dir, o.version, read, edits.works);
   // Our patch files go into files/ with the ebuilds that apply them; a different file already there stops the bump here.
   const patches = await ourPatchFiles(inputs, read, edits);
   const result = bumpReport(o, inputs, held, planned, edits, patches);
@@ -67,6 +70,7 @@ async function bumpHeld(o: BumpOptions, inputs: BumpInputs, held: Held): Promise
   }
 
   const checked = await checkWrites(inputs, read, planned, edits, saveSettings);
+  result.qa = checked.qa;
   const fetched = await ensureAllDistfiles(checked.writes, read.state, o);
   result.distfiles = fetched.results.map((r) => ({ name: r.name, status: r.status, ...(r.entry ? { size: r.entry.size } : {}) }));
 

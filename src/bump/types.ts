@@ -71,6 +71,15 @@ export interface PackageChange {
   addedFiles: string[];
 }
 
+/** The checks the written ebuilds passed before anything was written. */
+export interface BumpQa {
+  ebuilds: number;
+  /** shellcheck ran (it is on PATH); bash -n and rocm-ebuild's own checks always do. */
+  shellcheck: boolean;
+  /** Style and info results of the ebuilds written: shown by lint, never failing (errors, warnings and tool findings refuse the bump). */
+  findings: number;
+}
+
 export interface BumpResult {
   version: string;
   overlay: string;
@@ -98,6 +107,8 @@ export interface BumpResult {
   /** Whether the commits are signed, with which key, and why. */
   signing: CommitSigning;
   commits: { subject: string; files: string[] }[];
+  /** What the written ebuilds were checked with (not on a dry run). */
+  qa?: BumpQa;
   distfiles: { name: string; status: string; size?: number }[];
   /** --dry-run: the distfiles the bump needs, how many the distdir holds (and their bytes), how many it would download. */
   download?: { files: number; present: number; presentBytes: number; missing: string[]; distdir: string };

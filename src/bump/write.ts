@@ -3,7 +3,6 @@ import { gitIdentityAndSignatures, type OverlayRepo, type Person } from '../git/
 import type { CommitSpec } from '../git/transaction.js';
 import type { ManifestEntry } from '../distfiles/index.js';
 import type { Checked } from './check.js';
-import { gentooEclassUpdate } from './eclass.js';
 import type { BumpInputs } from './inputs.js';
 import { packageCommits } from './package-commits.js';
 import { packageSetsCommit } from './package-sets.js';
@@ -32,7 +31,7 @@ export async function committer(inputs: BumpInputs, held: Held): Promise<Committ
 /**
  * The eighth stage: every commit of the bump, in order, as files to write
  * or delete. The package commits (package-commits.ts) with the scaffolding's
- * around them: ::gentoo's rocm.eclass update first when the ebuilds need it,
+ * around them (::gentoo's rocm.eclass is never among them: `eclass update`):
  * the repository, amdgpu_targets.desc and eclass, new package sets, the
  * settings, then the packages, then a desc that only loses targets, and
  * last changed package sets: the one commit without --bug/--closes trailers.
@@ -66,10 +65,10 @@ export interface Written {
 export async function composeCommits(input: WriteInput): Promise<Written> {
   const { o, inputs, read, planned, edits, checked, saveSettings, identity: signer } = input;
   const { model } = inputs;
-  const { state, gentoo, ourEclass } = read;
+  const { state } = read;
   const { plan, sets, refs, creating, maintainer, descShrinks } = planned;
   const { works, year } = edits;
-  const { writes, metadata } = checked;
+  const { metadata } = checked;
   const notes: string[] = [];
   const packages = await packageCommits({
     works,
@@ -83,12 +82,6 @@ export async function composeCommits(input: WriteInput): Promise<Written> {
     treeclean: planned.treeclean,
   });
   const scaffold = await scaffoldCommits(plan, model, signer, year, creating ? maintainer.save : undefined, maintainer.maintainers, input.sign);
-  // ::gentoo's rocm.eclass stays unless these ebuilds use names it lacks: then the update is its own first commit.
-  const eclassUpdate = gentoo && state.eclass !== undefined && state.eclass !== ourEclass ? gentooEclassUpdate(state.eclass, ourEclass, writes, signer, o.version) : undefined;
-  if (eclassUpdate) {
-    o.warn(`::gentoo's eclass/rocm.eclass lacks ${eclassUpdate.missing.join(', ')}, which these ebuilds use: its update is the first commit ("${eclassUpdate.commit.message.split('\n')[0]}"); eclass changes to ::gentoo go to the gentoo-dev mailing list for review`);
-    notes.push(`eclass/rocm.eclass updated in its own first commit: the ebuilds use ${eclassUpdate.missing.join(', ')}`);
-  }
   // A desc that only loses targets changes after the drops, so that every
   // commit still describes the targets its ebuilds offer.
   const descStep = plan.scaffold.find((s) => s.what === 'targets-desc');
@@ -98,7 +91,6 @@ export async function composeCommits(input: WriteInput): Promise<Written> {
   const setsCommit = sets ? [packageSetsCommit(sets, signer)] : [];
   const newSets = plan.scaffold.some((s) => s.what === 'package-sets' && s.action === 'add');
   const commits = [
-    ...(eclassUpdate ? [eclassUpdate.commit] : []),
     ...scaffold,
     ...(newSets ? setsCommit : []),
     ...(saveSettings ? [settingsCommit(maintainer.save!, signer)] : []),

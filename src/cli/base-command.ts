@@ -6,7 +6,7 @@ import { terminalSafeJson } from '../util/printable.js';
 import { ExitCode } from './exit-codes.js';
 import { UserError } from './errors.js';
 import { outputDrained } from './output-drain.js';
-import { reportError } from './report-error.js';
+import { internalErrorMessage, reportError } from './report-error.js';
 
 /**
  * Common behaviour of every command: `--json` (oclif prints what run() returns),
@@ -58,7 +58,10 @@ export abstract class BaseCommand extends Command {
       reportError(this.usageMessage(err.message), ExitCode.invalidInput, { json: this.jsonEnabled() });
       this.exit(ExitCode.invalidInput);
     }
-    return super.catch(err);
+    // oclif's own errors keep their exit codes; anything else is a bug of ours: said so, with where to report it.
+    if (err.oclif?.exit !== undefined) return super.catch(err);
+    reportError(internalErrorMessage(err), ExitCode.failure, { json: this.jsonEnabled() });
+    this.exit(ExitCode.failure);
   }
 
   /** oclif's parse error, with the nearest flag for a mistyped one and the help to read. */

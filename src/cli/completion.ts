@@ -110,7 +110,15 @@ export function bashCompletion(commands: readonly CompletionCommand[], bin = 'ro
       else lines.push(`\t\t${pattern}) return ;;`);
     }
   }
-  lines.push('\tesac', '\tif [[ $cur == -* ]]; then', '\t\tcase "$cmd" in');
+  // A command that is also a topic (eclass, eclass update): its subcommands where a word may follow it.
+  const topics = [...nextWords(sorted)].filter(([prefix]) => prefix !== '' && ids.includes(prefix));
+  lines.push('\tesac');
+  if (topics.length > 0) {
+    lines.push('\tif [[ $cur != -* && $cmd == "${given[*]}" ]]; then', '\t\tcase "$cmd" in');
+    for (const [prefix, next] of topics) lines.push(`\t\t\t'${prefix}') COMPREPLY=($(compgen -W '${next.join(' ')}' -- "$cur")); return ;;`);
+    lines.push('\t\tesac', '\tfi');
+  }
+  lines.push('\tif [[ $cur == -* ]]; then', '\t\tcase "$cmd" in');
   for (const c of sorted) {
     const names = Object.values(c.flags).map((f) => `--${safe(f.name)}`).sort();
     lines.push(`\t\t\t'${words(c.id).join(' ')}') COMPREPLY=($(compgen -W '${[...names, '--help'].join(' ')}' -- "$cur")) ;;`);

@@ -57,7 +57,7 @@ export default class Bump extends BaseCommand {
     'Exit codes: 0 done (or nothing to do); 2 invalid manifest, unknown release or package name, bad flags, a downgrade ' +
       'without --allow-downgrade, --overlay or --distdir not a directory; 3 distfiles missing with --offline (nothing written); 4 overlay refused: dirty worktree, not a git ' +
       'repository, no git identity, detached HEAD, incompatible layout.conf, another run holds the lock, index.lock present, ' +
-      'ignored files where bump writes, read-only overlay or directory, a Manifest line that cannot be read, an ebuild changed by hand that would be lost, --drop-old on ::gentoo holding packages that left the release, ' +
+      'ignored files where bump writes, read-only overlay or directory, a Manifest line that cannot be read, an ebuild changed by hand that would be lost, --drop-old on ::gentoo holding packages that left the release, ::gentoo rocm.eclass lacking names the new ebuilds use (run `eclass update` first), ' +
       'commits that must be signed while git cannot sign (nothing written); 5 a download or verification failed (nothing written; what was fetched ' +
       'stays in the distdir); 6 a generated ebuild failed the QA checks (nothing written); 130 (Ctrl-C) or 143 (SIGTERM) interrupted ' +
       'before the branch moved (nothing was changed). With --derive-from: 2 also ' +
@@ -315,6 +315,13 @@ export default class Bump extends BaseCommand {
       this.changes(r, verbosity() === 'verbose');
       this.leftReport(r);
       this.signingReport(r);
+      if (r.qa) {
+        const q = r.qa;
+        this.log(
+          `checked: ${q.ebuilds} ebuild${q.ebuilds === 1 ? '' : 's'} with rocm-ebuild's checks, bash -n${q.shellcheck ? ' and shellcheck' : ' (shellcheck not installed)'}: ` +
+            `0 errors/warnings, ${q.findings} style/info finding${q.findings === 1 ? '' : 's'}${q.findings ? ` (rocm-ebuild lint --overlay ${r.overlay} lists them)` : ''}`,
+        );
+      }
       this.log(
         r.committed
           ? `${r.commits.length} commit${r.commits.length === 1 ? '' : 's'} on ${r.branch} (${r.head?.slice(0, 12)}); review with: git -C ${r.overlay} log --stat`

@@ -21,7 +21,7 @@ export { descTargets, renderAmdgpuTargetsDesc, renderAmdgpuTargetsDescFor, targe
 export { eclassApiNames, usedApiNames, extendDesc } from './api-names.js';
 export { planGeneratedFiles, changedLines, ECLASS_PATH, DESC_PATH, type GeneratedFile } from './generate.js';
 export * from './eclassdoc/index.js';
-export { eclassForMaintainers, sameEclassCode, type EclassMaintainer } from './maintainers.js';
+export { eclassForMaintainers, sameEclassCode, withMaintainersOf, type EclassMaintainer } from './maintainers.js';
 
 import path from 'node:path';
 import { eclassDir } from '../paths.js';

@@ -19,6 +19,13 @@ export function eclassForMaintainers(text: string, maintainers: readonly EclassM
   return text.replace(BLOCK, () => `# @MAINTAINER:\n${lines.join('')}`);
 }
 
+/** `ours` with the @MAINTAINER block of `theirs` (when both have one): an overlay's update keeps who maintains its copy. */
+export function withMaintainersOf(ours: string, theirs: string): string {
+  const block = BLOCK.exec(theirs);
+  if (!block || !BLOCK.test(ours)) return ours;
+  return ours.replace(BLOCK, () => block[0]);
+}
+
 /** Whether two copies of rocm.eclass differ in more than who maintains them. */
 export function sameEclassCode(a: string, b: string): boolean {
   const strip = (t: string) => t.replace(BLOCK, '# @MAINTAINER:\n');

@@ -16,10 +16,22 @@ import { gitEnvironment } from './run.js';
  * into the tool's own commit still has its base; and it moves in the same
  * atomic ref transaction as the branch, so it never records a bump that did
  * not land. Its cost: a fresh clone lacks it (git fetches only branches and
- * tags) until it is fetched (`git fetch origin refs/rocm-ebuild-generated:refs/rocm-ebuild-generated`);
- * without it, bump cannot tell a hand edit from an older manifest, and asks.
+ * tags) until it is fetched; without it, bump cannot tell a hand edit from an
+ * older manifest, and asks. git's receive-pack refuses a one-level name under
+ * refs/ ("funny refname"), so on a remote it lives at RECORD_REMOTE_REF:
+ * `pr push` puts it there, and recordRefCommands say how to move it by hand.
  */
 export const RECORD_REF = 'refs/rocm-ebuild-generated';
+export const RECORD_REMOTE_REF = 'refs/meta/rocm-ebuild-generated';
+
+/** The git commands that publish the record from the clone that has it, and fetch it into one that lacks it. */
+export function recordRefCommands(dir: string, remote = 'origin'): { push: string; fetch: string } {
+  const d = /^[A-Za-z0-9_./+-]+$/.test(dir) ? dir : `'${dir.replaceAll("'", "'\\''")}'`;
+  return {
+    push: `git -C <the clone that bumped> push ${remote} ${RECORD_REF}:${RECORD_REMOTE_REF}`,
+    fetch: `git -C ${d} fetch ${remote} ${RECORD_REMOTE_REF}:${RECORD_REF}`,
+  };
+}
 
 /** The record's commit, or undefined when the repository has none yet. */
 export async function recordTip(repo: OverlayRepo): Promise<string | undefined> {

@@ -14,6 +14,7 @@ import type { Check, EbuildInput, Keyword, LintResult } from './types.js';
 import { byCodePoint } from '../util/order.js';
 
 export type { EbuildInput, LintResult, Keyword, Check } from './types.js';
+export { hasTool } from './external-tools.js';
 
 /** Every check, pkgcheck-style: independent, each declaring the keywords it may emit. */
 export const CHECKS: Check[] = [

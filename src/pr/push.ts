@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { RECORD_REF, RECORD_REMOTE_REF } from '../git/generated-record.js';
 import { hasTool } from '../lint/external-tools.js';
 import { commandLine } from '../util/argv.js';
 import { ExitCode } from '../util/exit-codes.js';
@@ -155,7 +156,10 @@ export async function runPush(o: PushOptions): Promise<PushResult & { prepared: 
   const source = head === (await resolveCommit(dir, 'HEAD')) ? 'HEAD' : head;
   // The user's own git and its configuration (hooks, the remote's receive-pack) run as always;
   // what this command adds is only operands, after `--`.
-  const push = commandLine(['git', 'push'], [], [remote, `${source}:refs/heads/${branch}`]);
+  // The record of what bump generated goes along: a second clone (or a co-maintainer) fetching the
+  // fork gets it, and bump there tells hand edits from an older manifest. It is never part of the pull request.
+  const record = (await resolveCommit(dir, RECORD_REF)) !== undefined;
+  const push = commandLine(['git', 'push'], [], [remote, `${source}:refs/heads/${branch}`, ...(record ? [`${RECORD_REF}:${RECORD_REMOTE_REF}`] : [])]);
 
   // Where the pull request goes, and from which repository.
   const base: GithubRepo | undefined = repo ?? prepared.target?.github;

@@ -192,6 +192,76 @@ describe('bump after the first bump: revisions, named packages, hand edits, down
       assert.match(await git(overlay, ['show', '--no-renames', '--name-status', '--format=', sha], small.home), /^D\t"sci-libs\/gpulib\/files\/unused fix\\n\.patch"$/m);
     });
 
+    it('--drop-old drops an older ebuild whose hand edit a newer one already carries, and says the new one keeps it', async () => {
+      const overlay = copyOverlay(small.overlay, path.join(work, 'carried-twice'));
+      await handFix(overlay, small.home);
+      // gpulib alone to 6.3.0: the edit is carried, 6.2.2 stays.
+      const one = await bump('6.3.0', overlay, ['gpulib']);
+      assert.equal(one.code, 0, one.stderr);
+      assert.ok((await readFile(path.join(overlay, 'sci-libs/gpulib/gpulib-6.3.0.ebuild'), 'utf8')).includes(PATCH_LINE));
+      // A manifest fix: 6.3.0 gets -r1 (carrying the edit again), and --drop-old drops 6.2.2, whose edit -r1 has.
+      const plan = await bump('6.3.0', overlay, ['--drop-old', '--dry-run'], fixed);
+      assert.equal(plan.code, 0, plan.stderr);
+      assert.match(plan.stdout, /gpulib-6\.3\.0-r1: keeps the changes made by hand to 6\.3\.0/);
+      const start = await head(overlay, small.home);
+      const r = await bump('6.3.0', overlay, ['--drop-old'], fixed);
+      assert.equal(r.code, 0, r.stderr);
+      assert.doesNotMatch(r.stdout + r.stderr, /discarded|carried to no newer ebuild/);
+      assert.ok((await readFile(path.join(overlay, 'sci-libs/gpulib/gpulib-6.3.0-r1.ebuild'), 'utf8')).includes(PATCH_LINE));
+      assert.ok(!existsSync(path.join(overlay, GPULIB)), '6.2.2 was not dropped');
+      const body = await git(overlay, ['log', '--format=%b', `${start}..HEAD`], small.home);
+      assert.doesNotMatch(body, /Drops the changes made by hand/);
+    });
+
+    it('--discard-local never says it keeps and drops the same hand edit', async () => {
+      const overlay = copyOverlay(small.overlay, path.join(work, 'carried-discard'));
+      await handFix(overlay, small.home);
+      assert.equal((await bump('6.3.0', overlay, ['gpulib'])).code, 0);
+      const start = await head(overlay, small.home);
+      const r = await bump('6.3.0', overlay, ['--drop-old', '--discard-local'], fixed);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /keeps the changes made by hand to 6\.3\.0/);
+      assert.doesNotMatch(r.stdout, /changes made by hand discarded/);
+      const body = await git(overlay, ['log', '--format=%b', `${start}..HEAD`], small.home);
+      assert.match(body, /Keeps the changes made by hand/);
+      assert.doesNotMatch(body, /Drops the changes made by hand/);
+    });
+
+    it('shellcheck judges what bump writes: a carried hand edit it warns about is refused, nothing written; a clean bump says what checked it', async () => {
+      const overlay = copyOverlay(small.overlay, path.join(work, 'shellcheck'));
+      // Unquoted: shellcheck SC2206 (word splitting), which lint --overlay fails on.
+      await handFix(overlay, small.home, 'PATCHES=( "${FILESDIR}"/${PN}-6.2.2-fix-gcc15.patch )');
+      const before = await treeDigest(overlay);
+      const r = await bump('6.3.0', overlay, ['--drop-old']);
+      assert.equal(r.code, 6, r.stdout + r.stderr);
+      assert.match(r.stderr, /^  sci-libs\/gpulib\/gpulib-6\.3\.0\.ebuild:\d+: shellcheck SC2206: Quote to prevent word splitting/m);
+      assert.equal(await treeDigest(overlay), before, 'a refused bump changed the overlay');
+      const clean = copyOverlay(small.overlay, path.join(work, 'shellcheck-clean'));
+      const ok = await bump('6.3.0', clean, ['gpulib']);
+      assert.equal(ok.code, 0, ok.stderr);
+      assert.match(ok.stdout, /^checked: 1 ebuild with rocm-ebuild's checks, bash -n and shellcheck: 0 errors\/warnings, \d+ style\/info findings?/m);
+    });
+
+    it('a second clone without the record is refused with the git commands that bring it; run as printed, the bump carries the edit', async () => {
+      const first = copyOverlay(small.overlay, path.join(work, 'record-first'));
+      const second = path.join(work, 'record-second');
+      await git(work, ['clone', '-q', first, second], small.home);
+      await handFix(second, small.home);
+      const r = await bump('6.3.0', second, ['--drop-old']);
+      assert.equal(r.code, 4, r.stderr);
+      assert.match(r.stderr, /this clone has no refs\/rocm-ebuild-generated/);
+      const push = /^ {4}(git -C <the clone that bumped> push origin .*)$/m.exec(r.stderr)?.[1];
+      const fetch = /^ {4}(git -C \S+ fetch origin .*)$/m.exec(r.stderr)?.[1];
+      assert.ok(push && fetch, r.stderr);
+      // The first clone publishes the record as the printed push would (origin is that clone here), the second fetches it as printed.
+      const [pushSrc, pushDst] = push.split(' ').at(-1)!.split(':');
+      await git(first, ['update-ref', pushDst!, pushSrc!], small.home);
+      execFileSync('bash', ['-c', fetch], { env: { ...process.env, HOME: small.home } });
+      const again = await bump('6.3.0', second, ['--drop-old']);
+      assert.equal(again.code, 0, again.stderr);
+      assert.ok((await readFile(path.join(second, 'sci-libs/gpulib/gpulib-6.3.0.ebuild'), 'utf8')).includes(PATCH_LINE));
+    });
+
     it('files/ entries a remaining ebuild might use through a pattern are kept', async () => {
       const overlay = copyOverlay(small.overlay, path.join(work, 'glob'));
       await handFix(overlay, small.home, 'PATCHES=( "${FILESDIR}"/*.patch )');

@@ -1,6 +1,8 @@
 import { strict as assert } from 'node:assert';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { removeDir, root, runCli, tempDir } from '../helpers/project.js';
 
 interface ManifestFlag {
@@ -58,6 +60,33 @@ describe('one CLI voice', function () {
       assert.match(rootHelp.stdout, /^COMMANDS\n/m);
       assert.match(rootHelp.stdout, /^ {2}bump /m);
     });
+  });
+
+  it('an internal error (not a user error) says it is a bug and where to report it: package.json bugs when it names a tracker', async () => {
+    const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { bugs?: { url?: string } };
+    const where = pkg.bugs?.url ? `at ${pkg.bugs.url}` : "where you got rocm-ebuild from (its repository's issues)";
+    const dir = await tempDir('rocm-ebuild-crash-');
+    try {
+      // A command of the real base class whose code fails as a bug does: reading a property of undefined.
+      const script = path.join(dir, 'crash.mjs');
+      writeFileSync(
+        script,
+        `const { BaseCommand } = await import(${JSON.stringify(pathToFileURL(path.join(root, 'dist/src/cli/base-command.js')).href)});\n` +
+          'class Crash extends BaseCommand { async run() { const source = undefined; return source.github; } }\n' +
+          "Crash.id = 'crash';\n" +
+          `try { await Crash.run(process.argv.slice(2), ${JSON.stringify(root)}); } catch (e) { process.exitCode = e.oclif?.exit ?? 99; }\n`,
+      );
+      for (const json of [false, true]) {
+        const r = spawnSync(process.execPath, [script, ...(json ? ['--json'] : [])], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+        assert.equal(r.status, 1, r.stderr);
+        const message = json ? (JSON.parse(r.stdout) as { error: { message: string } }).error.message : r.stderr;
+        assert.match(message, /internal error: TypeError: Cannot read properties of undefined \(reading 'github'\)/);
+        assert.ok(message.includes(`This is a bug in rocm-ebuild, not a problem with your input: please report it ${where}`), message);
+        assert.match(message, /^ {2}at Crash\.run /m);
+      }
+    } finally {
+      await removeDir(dir);
+    }
   });
 
   it('every flag with a default shows it in --help', () => {

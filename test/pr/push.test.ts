@@ -70,6 +70,20 @@ describe('pr push', function () {
     assert.ok(!json.stdout.includes('s3cret'));
   });
 
+  it('pushes the record of what bump generated along with the branch, and --dry-run shows it', async () => {
+    const dir = await workClone(f, 'push-record');
+    const record = 'refs/rocm-ebuild-generated';
+    await git(dir, ['fetch', '-q', f.overlay, `${record}:${record}`], f.home);
+    const tip = (await git(dir, ['rev-parse', record], f.home)).trim();
+    const dry = await prCli(f, ['push', '--overlay', dir, '--remote', 'fork', '--branch', 'rocm-record', '--range', 'HEAD~1', '--dry-run'], { env: { PATH: bare } });
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.equal(dry.stdout.split('\n')[1], `git push -- fork HEAD:refs/heads/rocm-record ${record}:refs/meta/rocm-ebuild-generated`);
+    const r = await prCli(f, ['push', '--overlay', dir, '--remote', 'fork', '--branch', 'rocm-record', '--range', 'HEAD~1'], { env: { PATH: bare } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(await forkHead('rocm-record'), f.tip);
+    assert.equal((await sh(f.fork, 'git', ['rev-parse', '-q', '--verify', 'refs/meta/rocm-ebuild-generated'], { home: f.home })).stdout.trim(), tip);
+  });
+
   it('without gh, pushes and prints the URL to open and the text to paste', async () => {
     const dir = await workClone(f, 'push-nogh');
     const r = await prCli(f, ['push', '--overlay', dir, '--remote', 'fork', '--branch', 'rocm-nogh', '--range', 'HEAD~1'], { env: { PATH: bare } });

@@ -87,4 +87,13 @@ describe('draft release in stack.yaml', () => {
     assert.throws(() => applyDraft('releases: { "6.2.2": { llvm_slot: 18 } }\n', draft), (e: unknown) => e instanceof DraftError && /not a block collection/.test(e.message));
     assert.throws(() => applyDraft('releases: [\n', draft), DraftError);
   });
+  it("a TheRock release derived from one with pins gets TheRock's commits as its pins:, in 10.0.0's block form", () => {
+    const text = readFileSync(shippedManifest, 'utf8');
+    const pins = { 'ROCm/rocm-libraries': '0123456789abcdef0123456789abcdef01234567', 'ROCm/rocm-systems': '1e10000000000000000000000000000000000000' };
+    const out = applyDraft(text, { version: '10.1.0', from: '10.0.0', llvmSlot: 23, stream: 'therock', newProjects: [], pins });
+    assert.match(out, /^ {2}"10\.1\.0": {2}# draft derived from 10\.0\.0: .*\n {4}llvm_slot: 23\n {4}stream: therock\n {4}pins:\n {6}"ROCm\/rocm-libraries": "0123456789abcdef0123456789abcdef01234567"\n/m);
+    const release = (parseDocument(out).toJS() as { releases: Record<string, { pins?: Record<string, string> }> }).releases['10.1.0']!;
+    // Read back as strings, a commit of digits and an e included.
+    assert.deepEqual(release.pins, pins);
+  });
 });

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import path from 'node:path';
-import { removeDir, runCli, tempDir } from '../helpers/project.js';
+import { git, removeDir, runCli, tempDir } from '../helpers/project.js';
 import { classifyTag, tagMatcher } from '../../src/upstream/releases/tags.js';
 import { repositoryUrl } from '../../src/upstream/trees/locations.js';
 import { bareRepo, fixtures, stackCopy } from './support.js';
@@ -84,6 +84,10 @@ describe('upstream tags', function () {
     const all = r.stdout.split('\n').filter((l) => /^ {2}\d/.test(l)).map((l) => l.trim().split(/\s+/)[0]);
     assert.deepEqual(all, ['6.3.0', '6.3.3', '6.10.0', '7.9.0', '7.10.0']);
     assert.match(r.stdout, /^ {2}7\.10\.0 +1\/3 .*\(TheRock therock-7\.10\)$/m);
+    // Under each release, the commit its tag points at in each repository that has it (an annotated tag peeled).
+    const commitOf = async (repo: string, tag: string) => (await git(path.join(dir, 'git', 'ROCm', repo), ['rev-parse', `${tag}^{commit}`])).trim();
+    assert.match(r.stdout, new RegExp(`^ {2}6\\.3\\.3 .*\\n {4}ROCm/gpulib rocm-6\\.3\\.3 ${await commitOf('gpulib', 'rocm-6.3.3')}\\n {4}ROCm/runtime rocm-6\\.3\\.3 ${await commitOf('runtime', 'rocm-6.3.3')}$`, 'm'));
+    assert.match(r.stdout, new RegExp(`^ {4}ROCm/gpulib therock-7\\.10 ${await commitOf('gpulib', 'therock-7.10')}$`, 'm'));
     assert.match(r.stdout, /^unreachable: ROCm\/gpulib-data \(file:\/\/.*\/ROCm\/gpulib-data\): fatal: .*$/m);
     // Progress lines go to stderr when it is not a terminal; stdout stays the report.
     assert.match(r.stderr, /^\[\d\/4\] git ls-remote /m);

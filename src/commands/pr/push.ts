@@ -14,7 +14,9 @@ export default class PrPush extends BaseCommand {
   static override summary = 'Check the range, push the branch and open the pull request';
   static override description = `Runs \`pr check\` and refuses to push when it finds an error-level result (--force pushes anyway and
 still prints them). Then pushes the range's end to the fork with your own git (git push REMOTE HEAD:refs/heads/
-BRANCH: your remote, your credentials; nothing is stored, no upstream is set) and opens the pull request with
+BRANCH: your remote, your credentials; nothing is stored, no upstream is set), with the record of what bump
+generated (refs/rocm-ebuild-generated, pushed to refs/meta/rocm-ebuild-generated) when the clone has it, so that
+another clone can fetch it and opens the pull request with
 \`gh pr create --body-file -\` when the GitHub CLI is installed, or prints the URL to open and the text to paste.
 The pull request goes to the repository and branch the range's base comes from (origin/master: the GitHub
 repository of origin, branch master); --repo and --base override them.

@@ -105,7 +105,13 @@ export async function deriveRelease(o: DeriveOptions): Promise<DeriveResult> {
   if (therockRef !== undefined) {
     therock = await theRockComposition(manifest, o, therockRef);
     // A TheRock release has no AMD project list (default.xml): its composition is TheRock's pins, printed for the maintainer.
-    draft = { version: o.version, from: o.from, llvmSlot: base.llvm_slot, stream: 'therock', newProjects: [] };
+    // The repositories the release derived from pins, at the commits TheRock's tree pins now.
+    const pinned = Object.keys(base.pins ?? {});
+    const pins = Object.fromEntries(pinned.flatMap((repo) => {
+      const sub = therock!.therock.submodules.find((m) => m.github === repo);
+      return sub ? [[repo, sub.commit] as const] : [];
+    }));
+    draft = { version: o.version, from: o.from, llvmSlot: base.llvm_slot, stream: 'therock', newProjects: [], ...(Object.keys(pins).length > 0 ? { pins } : {}) };
   } else {
     try {
       projects = await compareProjects(manifest, {

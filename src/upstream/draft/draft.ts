@@ -12,6 +12,8 @@ export interface DraftRelease {
   projects?: string[];
   /** Projects new in the release that nothing packages or excludes yet. */
   newProjects: string[];
+  /** TheRock's commit of each repository the release derived from pins (stack.yaml `pins:`), read from its tree. */
+  pins?: Record<string, string>;
 }
 
 export class DraftError extends Error {
@@ -89,11 +91,16 @@ export function applyDraft(text: string, d: DraftRelease): string {
   const releases = block('releases')!;
   if ((releases as { has(key: unknown): boolean }).has(d.version)) throw new DraftError(`release ${d.version} is already there`);
   const r = afterLast(text, releases.items as Pair[]);
+  const comment = `  # draft derived from ${d.from}: no evidence yet; llvm_slot carried over, check it`;
+  const pins = Object.entries(d.pins ?? {});
   edits.push({
     at: r.at,
+    // With pins, the block form 10.0.0 has; without, one line.
     text:
-      `${r.indent}"${d.version}": { llvm_slot: ${d.llvmSlot}${d.stream ? `, stream: ${d.stream}` : ''} }` +
-      `  # draft derived from ${d.from}: no evidence yet; llvm_slot carried over, check it\n`,
+      pins.length > 0
+        ? `${r.indent}"${d.version}":${comment}\n${r.indent}  llvm_slot: ${d.llvmSlot}\n${d.stream ? `${r.indent}  stream: ${d.stream}\n` : ''}${r.indent}  pins:\n` +
+          pins.map(([repo, commit]) => `${r.indent}    ${scalar(repo)}: ${scalar(commit)}\n`).join('')
+        : `${r.indent}"${d.version}": { llvm_slot: ${d.llvmSlot}${d.stream ? `, stream: ${d.stream}` : ''} }${comment}\n`,
   });
 
   if (d.projects) {
@@ -129,7 +136,7 @@ function check(before: Document, out: string, d: DraftRelease): void {
   const after = parseDocument(out, { version: '1.2' });
   if (after.errors.length > 0) throw new DraftError(`the draft would not parse (${after.errors[0]!.message}); add it by hand`);
   const want = before.toJS() as Record<string, unknown>;
-  (want.releases as Record<string, unknown>)[d.version] = { llvm_slot: d.llvmSlot, ...(d.stream ? { stream: d.stream } : {}) };
+  (want.releases as Record<string, unknown>)[d.version] = { llvm_slot: d.llvmSlot, ...(d.stream ? { stream: d.stream } : {}), ...(d.pins && Object.keys(d.pins).length > 0 ? { pins: d.pins } : {}) };
   if (d.projects && want.projects) (want.projects as Record<string, unknown>)[d.version] = d.projects;
   if (d.newProjects.length > 0) {
     want.excluded = [

@@ -88,6 +88,8 @@ export function formatTagsText(r: TagsReport): string {
       const lacking = m.lacking.length === 0 ? 'in every repository' : `not in ${m.lacking.length <= 4 ? m.lacking.join(', ') : `${m.lacking.slice(0, 4).join(', ')} and ${m.lacking.length - 4} more`}`;
       const stream = m.stream === 'therock' ? ` (TheRock ${m.tag})` : '';
       out.push(`  ${m.version.padEnd(8)} ${`${m.repositories}/${m.total}`.padStart(7)}  ${lacking}${stream}${m.olderThanKnown ? ' (older than the manifest)' : ''}`);
+      // The commit each tag points at: what a pin or an evidence record names.
+      for (const c of m.commits) out.push(`    ${p(c.repo)} ${p(c.tag)} ${c.commit}`);
     }
   }
   if (r.hiddenOlder > 0) out.push(`(${r.hiddenOlder} older release${r.hiddenOlder === 1 ? '' : 's'} not shown: --all lists them)`);

@@ -41,6 +41,8 @@ export interface RepositoryTags {
   therock: string[];
   /** Tags of neither scheme (branches of history, pre-release names). */
   other: number;
+  /** The tag of each release ("release:7.2.4") and TheRock release ("therock:10.0.0"), with the commit it points at. */
+  commits: Record<string, { tag: string; commit: string }>;
   error?: string;
 }
 
@@ -51,7 +53,17 @@ export interface TagsReport {
    * Releases upstream has that the manifest lacks, of both streams (rocm-X.Y.Z
    * and TheRock's therock-X.Y as X.Y.0), sorted as Portage sorts versions.
    */
-  missing: { version: string; stream: 'legacy' | 'therock'; tag: string; repositories: number; total: number; lacking: string[]; olderThanKnown: boolean }[];
+  missing: {
+    version: string;
+    stream: 'legacy' | 'therock';
+    tag: string;
+    repositories: number;
+    total: number;
+    lacking: string[];
+    olderThanKnown: boolean;
+    /** The tag in each repository that has it, and the commit it points at. */
+    commits: { repo: string; tag: string; commit: string }[];
+  }[];
   /** Releases older than the manifest's oldest, not listed (see --all). */
   hiddenOlder: number;
   therock: { version: string; repositories: string[] }[];
@@ -99,7 +111,7 @@ export async function upstreamTags(manifest: Manifest, o: TagsOptions): Promise<
         const url = repositoryUrl(repo, o.baseUrl);
         const r = await listRemoteTags(url, o.deadline);
         o.progress.step(++done, repos.size, `git ls-remote ${url}`);
-        const base = { repo, url, components: info.components, releases: [] as string[], therock: [] as string[], other: 0 };
+        const base = { repo, url, components: info.components, releases: [] as string[], therock: [] as string[], other: 0, commits: {} as RepositoryTags['commits'] };
         if ('error' in r) return { ...base, error: r.error };
         const match = tagMatcher(info.scheme);
         for (const tag of r.tags) {
@@ -107,6 +119,7 @@ export async function upstreamTags(manifest: Manifest, o: TagsOptions): Promise<
           if (k.kind === 'release') base.releases.push(k.version!);
           else if (k.kind === 'therock') base.therock.push(k.version!);
           else base.other++;
+          if (k.kind !== 'other') base.commits[`${k.kind}:${k.version!}`] ??= { tag, commit: r.commits.get(tag)! };
         }
         base.releases = [...new Set(base.releases)].sort(compareVersions);
         base.therock = [...new Set(base.therock)].sort(compareVersions);
@@ -138,6 +151,7 @@ export async function upstreamTags(manifest: Manifest, o: TagsOptions): Promise<
         total: reachable.length,
         lacking: reachable.filter((r) => !has(r)).map((r) => r.repo),
         olderThanKnown: compareVersions(version, oldest) < 0,
+        commits: reachable.filter(has).map((r) => ({ repo: r.repo, ...r.commits[`${stream === 'legacy' ? 'release' : 'therock'}:${version}`]! })),
       };
     }),
     hiddenOlder: lacking.length - shown.length,

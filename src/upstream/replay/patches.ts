@@ -75,12 +75,19 @@ export function treesOf(manifest: Manifest, c: ResolvedComponent, provider: Tree
 export async function replayPatches(manifest: Manifest, o: PatchesOptions): Promise<PatchesReport> {
   const against = o.against;
   const work: { now: ResolvedComponent; before?: ResolvedComponent }[] = [];
+  const sourceless: ComponentReplay[] = [];
   for (const loaded of o.components) {
     const now = resolveAt(manifest, loaded, o.version);
     // A component with only patches is replayed too, not passed over.
     if (!now || (!hasFixups(now) && (now.spec.patches ?? []).length === 0)) continue;
     const before = against ? resolveAt(manifest, loaded, against) : undefined;
-    work.push({ now, ...(before ? { before } : {}) });
+    // A release can leave a component without a source: its sources' release ranges end before it
+    // (a pinned source of 10.0.0 alone, a release not drafted yet). No tree, nothing replayed: said so.
+    if (sourceRefs(manifest, now).length === 0) {
+      sourceless.push({ component: now.name, atom: now.atom, tree: `no source in ${o.version} (the release ranges of its sources end before it)`, lines: [] });
+      continue;
+    }
+    work.push({ now, ...(before && sourceRefs(manifest, before).length > 0 ? { before } : {}) });
   }
   // Main trees of both releases in one run of the distfiles engine.
   await o.provider.prepare(work.flatMap((w) => [w.now, ...(w.before ? [w.before] : [])].map((c) => sourceRefs(manifest, c)[0]!)));
@@ -107,6 +114,7 @@ export async function replayPatches(manifest: Manifest, o: PatchesOptions): Prom
     ),
   );
   o.progress.done();
+  components.push(...sourceless);
   const counts: Record<ReplayStatus, number> = { applies: 0, differs: 0, upstream: 0, fails: 0, skipped: 0, unreadable: 0 };
   for (const c of components) for (const l of c.lines) counts[l.status]++;
   return { version: o.version, ...(against ? { against } : {}), components, counts };

@@ -255,16 +255,18 @@ export class PartialBlobs {
 }
 
 /** Tag names as `git ls-remote --tags --refs` reports them, with the commit or tag object each points at. */
-export async function listRemoteTags(url: string, deadline: Deadline): Promise<{ tags: string[] } | { error: string }> {
-  const r = await execFile('git', ['ls-remote', '--tags', '--refs', '--', url], { env: gitEnv(), timeoutMs: deadline.callMs() });
+export async function listRemoteTags(url: string, deadline: Deadline): Promise<{ tags: string[]; commits: Map<string, string> } | { error: string }> {
+  const r = await execFile('git', ['ls-remote', '--tags', '--', url], { env: gitEnv(), timeoutMs: deadline.callMs() });
   if (r.timedOut) return { error: deadline.reason() };
   if (r.code !== 0) return { error: lastLine(r.stderr) || `git ls-remote exited with ${r.code}` };
-  const tags = r.stdout
-    .toString()
-    .split('\n')
-    .map((l) => /^[0-9a-f]+\trefs\/tags\/(.+)$/.exec(l)?.[1])
-    .filter((t): t is string => t !== undefined);
-  return { tags };
+  // Each tag with the commit it points at: an annotated tag's peeled line (tag^{}) names the commit, after the tag object's.
+  const commits = new Map<string, string>();
+  for (const l of r.stdout.toString().split('\n')) {
+    const m = /^([0-9a-f]{40,64})\trefs\/tags\/(.+?)(\^\{\})?$/.exec(l);
+    if (!m) continue;
+    if (m[3] || !commits.has(m[2]!)) commits.set(m[2]!, m[1]!);
+  }
+  return { tags: [...commits.keys()], commits };
 }
 
 export interface GitAccess {
