@@ -104,8 +104,8 @@ function run(cmd: string, args: string[], cwd: string, input?: string): Promise<
   });
 }
 
-export async function runPush(o: PushOptions): Promise<PushResult & { prepared: Prepared }> {
-  // Flags first: a typo must not cost a whole check.
+/** Where the push goes, checked before anything else: a typo in a flag must not cost a whole check. */
+async function pushTargets(o: PushOptions): Promise<{ dir: string; remote: string; branch: string; repo?: GithubRepo }> {
   const dir = path.resolve(o.overlay);
   await requireRepository(dir);
   const current = (await gitText(dir, ['symbolic-ref', '--short', '-q', 'HEAD']).catch(() => '')).trim() || undefined;
@@ -132,6 +132,11 @@ export async function runPush(o: PushOptions): Promise<PushResult & { prepared: 
     repo = { owner: m[1]!, repo: m[2]! };
   }
 
+  return { dir, remote, branch, ...(repo ? { repo } : {}) };
+}
+
+export async function runPush(o: PushOptions): Promise<PushResult & { prepared: Prepared }> {
+  const { dir, remote, branch, repo } = await pushTargets(o);
   const prepared = await preparePullRequest(o);
   const { ctx, report, body, markdown } = prepared;
   if (report.range.commits === 0) {

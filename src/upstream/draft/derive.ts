@@ -99,50 +99,7 @@ export async function deriveRelease(o: DeriveOptions): Promise<DeriveResult> {
   }
 
   const therockRef = o.therock ?? (base.stream === 'therock' ? expand(STREAMS.therock.tagFor(o.version), 'x', o.version) : undefined);
-  let projects: ProjectsReport | undefined;
-  let therock: TheRockReport | undefined;
-  let draft: DraftRelease;
-  if (therockRef !== undefined) {
-    therock = await theRockComposition(manifest, o, therockRef);
-    // A TheRock release has no AMD project list (default.xml): its composition is TheRock's pins, printed for the maintainer.
-    // The repositories the release derived from pins, at the commits TheRock's tree pins now.
-    const pinned = Object.keys(base.pins ?? {});
-    const pins = Object.fromEntries(pinned.flatMap((repo) => {
-      const sub = therock!.therock.submodules.find((m) => m.github === repo);
-      return sub ? [[repo, sub.commit] as const] : [];
-    }));
-    draft = { version: o.version, from: o.from, llvmSlot: base.llvm_slot, stream: 'therock', newProjects: [], ...(Object.keys(pins).length > 0 ? { pins } : {}) };
-  } else {
-    try {
-      projects = await compareProjects(manifest, {
-        version: o.version,
-        against: o.from,
-        baseUrl: o.baseUrl,
-        cacheDir: o.cacheDir,
-        deadline: o.deadline,
-        probe: true,
-        trees: false,
-        jobs: o.jobs,
-        progress: o.progress,
-      });
-    } catch (err) {
-      if (err instanceof ReleaseManifestError) throw new UserError(err.message, ExitCode.invalidInput);
-      if (err instanceof TreeError) {
-        throw new UserError(
-          err.kind === 'missing' ? `AMD has no release ${o.version}: ${err.message}` : `cannot read AMD's release manifest of ${o.version}: ${err.message}`,
-          err.kind === 'missing' ? ExitCode.invalidInput : ExitCode.fetchFailed,
-        );
-      }
-      throw err;
-    }
-    draft = {
-      version: o.version,
-      from: o.from,
-      llvmSlot: base.llvm_slot,
-      ...(manifest.stack.projects ? { projects: projects.projects.filter((p) => p.status !== 'gone').map((p) => p.name) } : {}),
-      newProjects: projects.projects.filter((p) => p.status === 'new' && !p.accounted).map((p) => p.name),
-    };
-  }
+  const { draft, projects, therock } = therockRef !== undefined ? await therockDraft(manifest, o, therockRef) : await amdDraft(manifest, o);
 
   // The build files of the new release are read at its own tags: the draft's stream decides them, as it will for the ebuilds.
   const drafted: Manifest = { ...manifest, stack: { ...manifest.stack, releases: { ...manifest.stack.releases, [o.version]: { llvm_slot: draft.llvmSlot, ...(draft.stream ? { stream: draft.stream } : {}) } } } };
@@ -180,6 +137,60 @@ export async function deriveRelease(o: DeriveOptions): Promise<DeriveResult> {
     result.issues = err.issues;
   }
   return result;
+}
+
+type BaseRelease = Manifest['stack']['releases'][string];
+
+/** A TheRock release has no AMD project list (default.xml): its composition is TheRock's pins, printed for the maintainer. */
+async function therockDraft(manifest: Manifest, o: DeriveOptions, ref: string): Promise<{ draft: DraftRelease; therock: TheRockReport; projects?: undefined }> {
+  const base: BaseRelease = manifest.stack.releases[o.from]!;
+  const therock = await theRockComposition(manifest, o, ref);
+  // The repositories the release derived from pins, at the commits TheRock's tree pins now.
+  const pinned = Object.keys(base.pins ?? {});
+  const pins = Object.fromEntries(
+    pinned.flatMap((repo) => {
+      const sub = therock.therock.submodules.find((m) => m.github === repo);
+      return sub ? [[repo, sub.commit] as const] : [];
+    }),
+  );
+  const draft: DraftRelease = { version: o.version, from: o.from, llvmSlot: base.llvm_slot, stream: 'therock', newProjects: [], ...(Object.keys(pins).length > 0 ? { pins } : {}) };
+  return { draft, therock };
+}
+
+/** An AMD release: its project list (AMD's release manifest) compared with the release it derives from. */
+async function amdDraft(manifest: Manifest, o: DeriveOptions): Promise<{ draft: DraftRelease; projects: ProjectsReport; therock?: undefined }> {
+  const base: BaseRelease = manifest.stack.releases[o.from]!;
+  let projects: ProjectsReport;
+  try {
+    projects = await compareProjects(manifest, {
+      version: o.version,
+      against: o.from,
+      baseUrl: o.baseUrl,
+      cacheDir: o.cacheDir,
+      deadline: o.deadline,
+      probe: true,
+      trees: false,
+      jobs: o.jobs,
+      progress: o.progress,
+    });
+  } catch (err) {
+    if (err instanceof ReleaseManifestError) throw new UserError(err.message, ExitCode.invalidInput);
+    if (err instanceof TreeError) {
+      throw new UserError(
+        err.kind === 'missing' ? `AMD has no release ${o.version}: ${err.message}` : `cannot read AMD's release manifest of ${o.version}: ${err.message}`,
+        err.kind === 'missing' ? ExitCode.invalidInput : ExitCode.fetchFailed,
+      );
+    }
+    throw err;
+  }
+  const draft: DraftRelease = {
+    version: o.version,
+    from: o.from,
+    llvmSlot: base.llvm_slot,
+    ...(manifest.stack.projects ? { projects: projects.projects.filter((p) => p.status !== 'gone').map((p) => p.name) } : {}),
+    newProjects: projects.projects.filter((p) => p.status === 'new' && !p.accounted).map((p) => p.name),
+  };
+  return { draft, projects };
 }
 
 /** TheRock at `ref`, which must be the release being derived, compared with the release it is derived from. */
