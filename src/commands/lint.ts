@@ -16,6 +16,7 @@ import { currentYear } from '../render/index.js';
 import { compareVersions, withoutRevision } from '../model/version.js';
 import { releaseOfEbuild } from '../model/held.js';
 import { knownReleases, type ResolvedComponent, type StackModel } from '../model/resolve.js';
+import type { Manifest } from '../manifest/load.js';
 import { checkOverlayPath } from '../overlay/paths.js';
 import { byCodePoint } from '../util/order.js';
 import { createProgress } from '../cli/progress.js';
@@ -91,61 +92,7 @@ export default class Lint extends BaseCommand {
     const lints: ComponentLint[] = [];
     const linted = new Set<string>(flags.version && !flags.overlay ? [flags.version] : []);
     if (flags.overlay) {
-      const dir = path.resolve(flags.overlay);
-      if ((await checkOverlayPath(dir, { create: false })) === 'missing') throw new UserError(`no overlay at ${dir}`, ExitCode.invalidInput);
-      const stackAtoms = new Set(manifest.components.map((c) => c.spec.atom));
-      // Any package of the overlay, as pkgcheck scans a repository: the stack's against the manifest, others as any ebuild.
-      // ::gentoo is a whole distribution (an hour of linting): there only the stack's packages, unless asked.
-      const gentoo = (await readFile(path.join(dir, 'profiles', 'repo_name'), 'utf8').catch(() => '')).trim() === 'gentoo';
-      const stackOnly = gentoo && !flags['all-packages'];
-      // Named packages may be any of the tree's; the whole tree is then listed (directories only), never read.
-      const inOverlay = stackOnly && (argv as string[]).length === 0 ? heldPackages(dir, [...stackAtoms]) : overlayPackages(dir);
-      if (stackOnly && (argv as string[]).length === 0 && !this.jsonEnabled()) {
-        notice(`::gentoo: checking the ${inOverlay.length} packages of the ROCm stack it holds (--all-packages checks every package of the tree)`);
-      }
-      const named = requirePackageNames(argv as string[], [...new Set([...inOverlay, ...pool.keys()])], `the overlay ${dir} or the stack`);
-      const absent = named.filter((a) => !inOverlay.includes(a));
-      if (absent.length) throw new UserError(`the overlay holds no ebuild of ${absent.join(', ')}`, ExitCode.invalidInput);
-      const atoms = (named.length ? named : inOverlay).filter((a) => !flags.version || pool.has(a));
-      const state = await scanOverlay(dir, atoms);
-      // Every ebuild of the overlay with its SLOT, named packages or not: what dependencies on its packages must be met by.
-      // On ::gentoo, of the stack's packages and those named: reading every ebuild of the tree is what stackOnly avoids.
-      const index = overlayIndex(dir, stackOnly ? [...new Set([...heldPackages(dir, [...stackAtoms]), ...named])] : inOverlay);
-      const year = currentYear();
-      const texts: string[] = [];
-      const wanted: ComponentLint[] = [];
-      const total = atoms.reduce((n, a) => n + (state.packages.get(a)?.versions.length ?? 0), 0);
-      let n = 0;
-      for (const atom of atoms) {
-        const pkg = state.packages.get(atom);
-        if (!pkg) continue;
-        const c = pool.get(atom);
-        const metadata = pkg.hasMetadata ? await readFile(path.join(dir, atom, 'metadata.xml'), 'utf8') : undefined;
-        for (const v of pkg.versions) {
-          const file = `${atom}/${atom.split('/')[1]}-${v}.ebuild`;
-          const text = await readFile(path.join(dir, file), 'utf8');
-          // A stack package at a release the manifest knows: against that release; anything else as pkgcheck would.
-          // A version a release holds the package at belongs to that release (its SLOT says which).
-          const release = c ? releaseOfEbuild(manifest, atom, v, text) : withoutRevision(v);
-          progress.step(++n, total, `${atom}-${v}`);
-          const other = c && manifest.stack.releases[release] ? await modelOf(release) : undefined;
-          // As its release's stack resolves it: targets narrowed by what it needs.
-          const at = other && c ? other.components.find((x) => x.loaded === c.loaded) : undefined;
-          const l = at && other
-            ? await lintComponent(at, other, { text, metadata: metadata ?? '', tools: undefined, overlay: index })
-            : { atom, file, tools: [], results: await lintEbuild({ file, atom, version: v, text, ...(metadata !== undefined ? { metadata } : {}), year, rocm: stackAtoms.has(atom), overlay: index }) };
-          if (at) linted.add(release);
-          l.file = file;
-          for (const r of l.results) r.file = file;
-          texts.push(text);
-          wanted.push(l);
-        }
-      }
-      // bash -n and shellcheck once for every ebuild (one process each, not one per ebuild).
-      const syntax = await bashSyntaxAll(texts);
-      const style = shell ? await shellcheckAll(texts) : texts.map(() => []);
-      wanted.forEach((l, i) => l.tools.push(...syntax[i]!, ...style[i]!));
-      lints.push(...wanted);
+      lints.push(...(await this.lintOverlay({ overlay: flags.overlay, version: flags.version, allPackages: flags['all-packages'], names: argv as string[], manifest, pool, modelOf, progress, linted, shell })));
     } else {
       const wantedAtoms = requirePackageNames(argv as string[], [...pool.keys()], flags.version ? `ROCm ${flags.version}` : "the manifest's stack");
       const components = [...pool.values()].filter((c) => wantedAtoms.length === 0 || wantedAtoms.includes(c.atom));
@@ -171,6 +118,81 @@ export default class Lint extends BaseCommand {
       this.exit(ExitCode.qaFailed);
     }
     return { results, tools, evidence };
+  }
+
+  /**
+   * The ebuilds an overlay holds, as pkgcheck scans a repository: a stack
+   * package against its release, anything else as any ebuild; bash -n and
+   * shellcheck once over all of them.
+   */
+  private async lintOverlay(o: {
+    overlay: string;
+    version: string | undefined;
+    allPackages: boolean;
+    names: string[];
+    manifest: Manifest;
+    pool: Map<string, ResolvedComponent>;
+    modelOf: (release: string) => Promise<StackModel>;
+    progress: ReturnType<typeof createProgress>;
+    linted: Set<string>;
+    shell: boolean;
+  }): Promise<ComponentLint[]> {
+    const { manifest, pool, modelOf, progress, linted, shell } = o;
+    const dir = path.resolve(o.overlay);
+    if ((await checkOverlayPath(dir, { create: false })) === 'missing') throw new UserError(`no overlay at ${dir}`, ExitCode.invalidInput);
+    const stackAtoms = new Set(manifest.components.map((c) => c.spec.atom));
+    // Any package of the overlay, as pkgcheck scans a repository: the stack's against the manifest, others as any ebuild.
+    // ::gentoo is a whole distribution (an hour of linting): there only the stack's packages, unless asked.
+    const gentoo = (await readFile(path.join(dir, 'profiles', 'repo_name'), 'utf8').catch(() => '')).trim() === 'gentoo';
+    const stackOnly = gentoo && !o.allPackages;
+    // Named packages may be any of the tree's; the whole tree is then listed (directories only), never read.
+    const inOverlay = stackOnly && o.names.length === 0 ? heldPackages(dir, [...stackAtoms]) : overlayPackages(dir);
+    if (stackOnly && o.names.length === 0 && !this.jsonEnabled()) {
+      notice(`::gentoo: checking the ${inOverlay.length} packages of the ROCm stack it holds (--all-packages checks every package of the tree)`);
+    }
+    const named = requirePackageNames(o.names, [...new Set([...inOverlay, ...pool.keys()])], `the overlay ${dir} or the stack`);
+    const absent = named.filter((a) => !inOverlay.includes(a));
+    if (absent.length) throw new UserError(`the overlay holds no ebuild of ${absent.join(', ')}`, ExitCode.invalidInput);
+    const atoms = (named.length ? named : inOverlay).filter((a) => !o.version || pool.has(a));
+    const state = await scanOverlay(dir, atoms);
+    // Every ebuild of the overlay with its SLOT, named packages or not: what dependencies on its packages must be met by.
+    // On ::gentoo, of the stack's packages and those named: reading every ebuild of the tree is what stackOnly avoids.
+    const index = overlayIndex(dir, stackOnly ? [...new Set([...heldPackages(dir, [...stackAtoms]), ...named])] : inOverlay);
+    const year = currentYear();
+    const texts: string[] = [];
+    const wanted: ComponentLint[] = [];
+    const total = atoms.reduce((n, a) => n + (state.packages.get(a)?.versions.length ?? 0), 0);
+    let n = 0;
+    for (const atom of atoms) {
+      const pkg = state.packages.get(atom);
+      if (!pkg) continue;
+      const c = pool.get(atom);
+      const metadata = pkg.hasMetadata ? await readFile(path.join(dir, atom, 'metadata.xml'), 'utf8') : undefined;
+      for (const v of pkg.versions) {
+        const file = `${atom}/${atom.split('/')[1]}-${v}.ebuild`;
+        const text = await readFile(path.join(dir, file), 'utf8');
+        // A stack package at a release the manifest knows: against that release; anything else as pkgcheck would.
+        // A version a release holds the package at belongs to that release (its SLOT says which).
+        const release = c ? releaseOfEbuild(manifest, atom, v, text) : withoutRevision(v);
+        progress.step(++n, total, `${atom}-${v}`);
+        const other = c && manifest.stack.releases[release] ? await modelOf(release) : undefined;
+        // As its release's stack resolves it: targets narrowed by what it needs.
+        const at = other && c ? other.components.find((x) => x.loaded === c.loaded) : undefined;
+        const l = at && other
+          ? await lintComponent(at, other, { text, metadata: metadata ?? '', tools: undefined, overlay: index })
+          : { atom, file, tools: [], results: await lintEbuild({ file, atom, version: v, text, ...(metadata !== undefined ? { metadata } : {}), year, rocm: stackAtoms.has(atom), overlay: index }) };
+        if (at) linted.add(release);
+        l.file = file;
+        for (const r of l.results) r.file = file;
+        texts.push(text);
+        wanted.push(l);
+      }
+    }
+    // bash -n and shellcheck once for every ebuild (one process each, not one per ebuild).
+    const syntax = await bashSyntaxAll(texts);
+    const style = shell ? await shellcheckAll(texts) : texts.map(() => []);
+    wanted.forEach((l, i) => l.tools.push(...syntax[i]!, ...style[i]!));
+    return wanted;
   }
 }
 

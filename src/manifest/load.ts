@@ -123,6 +123,15 @@ function salvage(validator: SchemaValidator, source: YamlSource, value: Record<s
   return validator.validate('component.schema.json', source, rest).length === 0 ? (rest as unknown as ComponentSpec) : undefined;
 }
 
+/** What the parts of readManifest share: the reader, the validator, and the issues and broken parts they add to. */
+interface ReadContext {
+  read: SourceReader;
+  validator: SchemaValidator;
+  issues: ManifestIssue[];
+  broken: BrokenParts;
+  usable: (key: string) => boolean;
+}
+
 export async function readManifest(file: string, options: ReadOptions = {}): Promise<ManifestRead> {
   const read = options.readSource ?? ((f: string) => readYamlSource(f));
   const stackFile = await resolveManifestPath(file);
@@ -155,8 +164,26 @@ export async function readManifest(file: string, options: ReadOptions = {}): Pro
   for (const key of ['defaults', 'projects', 'excluded'] as const) if (!usable(key)) delete stack[key];
   if (!usable('external')) broken.externalUnknown = true;
   const dir = path.dirname(stackFile);
+  const ctx: ReadContext = { read, validator, issues, broken, usable };
 
-  // Several files may list external packages (one per category or team); they merge.
+  const { external, externalSources } = await readExternal(ctx, stack, stackSource, stackFile, dir);
+  const components = await readComponents(ctx, stack, stackSource, stackFile, dir);
+
+  return done({
+    file: stackFile,
+    dir,
+    stack,
+    stackSource,
+    components,
+    external,
+    externalSources,
+    targetsFile: path.resolve(dir, stack.targets),
+  });
+}
+
+/** The external packages: several files may list them (one per category or team), and they merge. */
+async function readExternal(ctx: ReadContext, stack: StackSpec, stackSource: YamlSource, stackFile: string, dir: string): Promise<{ external: ExternalSpec; externalSources: YamlSource[] }> {
+  const { read, validator, issues, broken, usable } = ctx;
   const external: ExternalSpec = { packages: {} };
   const externalSources: YamlSource[] = [];
   const externalFiles = await matchFiles(stack.external, dir);
@@ -193,7 +220,12 @@ export async function readManifest(file: string, options: ReadOptions = {}): Pro
       external.packages[atom] = info;
     }
   }
+  return { external, externalSources };
+}
 
+/** Every component file, each validated on its own; a broken one is set aside with what can still be said of it. */
+async function readComponents(ctx: ReadContext, stack: StackSpec, stackSource: YamlSource, stackFile: string, dir: string): Promise<LoadedComponent[]> {
+  const { read, validator, issues, broken, usable } = ctx;
   const files = await matchFiles(stack.components, dir);
   if (files.length === 0 && usable('components')) {
     issues.push({
@@ -258,15 +290,5 @@ export async function readManifest(file: string, options: ReadOptions = {}): Pro
     const projects = !bad.has('projects') && Array.isArray(v.projects) ? (v.projects as string[]) : undefined;
     broken.components.push({ file: f, ...(atom ? { atom } : {}), ...(name ? { name } : {}), ...(projects ? { projects } : {}) });
   }
-
-  return done({
-    file: stackFile,
-    dir,
-    stack,
-    stackSource,
-    components,
-    external,
-    externalSources,
-    targetsFile: path.resolve(dir, stack.targets),
-  });
+  return components;
 }
