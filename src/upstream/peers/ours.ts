@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Manifest } from '../../manifest/load.js';
 import type { DepSpec, PrepareOp } from '../../manifest/types.js';
+import { patchesOf } from '../../model/patches.js';
 import type { ResolvedComponent, StackModel } from '../../model/resolve.js';
 import { renderEbuild } from '../../render/index.js';
 import { LocalDir } from '../trees/local-dir.js';
@@ -104,11 +105,11 @@ export async function ourSide(manifest: Manifest, model: StackModel, c: Resolved
     const r = why.get(f.id);
     if (r) f.reason = r.join('; ');
   }
-  for (const [i, p] of (c.spec.patches ?? []).entries()) {
-    if (typeof p === 'string') continue;
-    const f = recipe.fixups.find((x) => x.id === `patch ${'distfile' in p ? p.distfile : p.file}`);
-    if (f) f.reason = p.reason;
-    void i;
+  // The patches of this release as the ebuild names them (a fetched one's distfile expanded for PV).
+  for (const p of patchesOf(c.spec.patches, c.pn, c.version, model.release.version)) {
+    const reason = p.kind === 'file' ? p.reason : p.spec.reason;
+    const f = reason ? recipe.fixups.find((x) => x.id === `patch ${p.kind === 'file' ? p.file : p.name}`) : undefined;
+    if (f) f.reason = reason;
   }
   const iuse = /^IUSE="([^"]*)"/m.exec(text)?.[1] ?? '';
   const useFlags = new Set(iuse.split(/\s+/).filter(Boolean).map((f) => f.replace(/^[+-]/, '')));
