@@ -7,6 +7,7 @@ import { cacheHome, resolveDistdir } from '../distfiles/locations.js';
 import { checkedDeviceTable, deviceTablePath } from '../gpu/devices.js';
 import { readTopology, rootsFromEnv, usable, type Gpu, type Topology } from '../gpu/topology.js';
 import { scanOverlay } from '../overlay/scan.js';
+import { repoNameProblem } from '../overlay/repo-name.js';
 import { UserError } from '../util/errors.js';
 import { IMAGE_REFERENCE_FORMAT, isImageReference } from '../util/names.js';
 import { printable } from '../util/printable.js';
@@ -51,10 +52,11 @@ async function checkOverlay(dir: string, plan: TestPlan): Promise<string> {
     );
   }
   // The name becomes a mount point (/var/db/repos/<name>), a repos.conf section and atoms' ::repo:
-  // Portage's own rule for repository names keeps "../..", a newline or a "]" out of all three.
-  if (!/^[A-Za-z0-9_][A-Za-z0-9+_-]*$/.test(state.repoName)) {
+  // PMS's rule, the one bump holds overlays to, keeps "../..", a newline or a "]" out of all three.
+  const problem = repoNameProblem(state.repoName);
+  if (problem) {
     throw new UserError(
-      `the overlay ${dir} has an invalid repository name in profiles/repo_name: ${JSON.stringify(state.repoName)} (Portage allows letters, digits, _, + and -, not starting with - or +)`,
+      `the overlay ${dir} has an invalid repository name in profiles/repo_name: ${JSON.stringify(state.repoName)} (${problem})`,
       ExitCode.overlayRefused,
     );
   }

@@ -652,8 +652,9 @@ describe('container: test --dry-run', function () {
     } finally {
       await removeDir(noRepo);
     }
-    // A name that would climb out of /var/db/repos or add a section to repos.conf.
-    for (const name of ['../../etc', 'x\n[gentoo]\nlocation = /tmp', 'x]', '-x']) {
+    // A name that would climb out of /var/db/repos or add a section to repos.conf, and names PMS
+    // refuses that bump refuses too: Portage would read "a+b" as another name than the atoms' ::a+b.
+    for (const name of ['../../etc', 'x\n[gentoo]\nlocation = /tmp', 'x]', '-x', 'a+b', 'rocm-7.2']) {
       const hostile = await tempDir();
       try {
         await cp(path.join(work, 'overlay'), hostile, { recursive: true });
