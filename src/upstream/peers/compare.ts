@@ -285,7 +285,6 @@ function compareFixups(input: CompareInput, out: ItemResult[], lacks: string[], 
     }
     const files: string[] = [];
     let carried = 0;
-    let elsewhere = 0;
     let unknown = 0;
     let missing = 0;
     let otherwise = 0;
@@ -295,7 +294,6 @@ function compareFixups(input: CompareInput, out: ItemResult[], lacks: string[], 
     for (const [p, edits] of byPath) {
       const place = locate(p, theirs);
       if ('outside' in place) {
-        elsewhere++;
         files.push(`${p} (outside the sources)`);
         continue;
       }
@@ -307,7 +305,6 @@ function compareFixups(input: CompareInput, out: ItemResult[], lacks: string[], 
       }
       const mine = ourPath(place, ours.recipe.unpacked);
       if ('no' in mine) {
-        elsewhere++;
         files.push(`${place.repoPath} (not in our source: ${mine.no})`);
         continue;
       }
@@ -343,7 +340,6 @@ function compareFixups(input: CompareInput, out: ItemResult[], lacks: string[], 
       out.push({ fact: 'fixups', item: f.id, status: 'agrees', ours: oursShown.join('; '), peer: peerText, peerWhere: f.where });
     } else {
       out.push({ fact: 'fixups', item: f.id, status: 'agrees', ours: '—', peer: peerText, note: 'not in our source', peerWhere: f.where });
-      void elsewhere;
     }
   }
   compareOurFixups(input, out, touched, unplaced);

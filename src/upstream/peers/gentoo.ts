@@ -510,7 +510,6 @@ class EbuildReader {
         }
         this.patchCalls.push({ name: p.slice(F.length + 1), cwd: ctx.loc.cwd, conds: ctx.conds, where: this.where(item) });
       }
-      void append;
       return;
     }
     if (!value) {
@@ -541,7 +540,7 @@ class EbuildReader {
         ctx.loc.cwd = ctx.loc.stack.pop() ?? this.sDir;
         return;
       case 'sed':
-        if (phase !== 'src_configure') this.sed(node, args, ctx, phase);
+        if (phase !== 'src_configure') this.sed(node, args, ctx);
         return;
       case 'eapply': {
         for (const a of args) {
@@ -597,7 +596,7 @@ class EbuildReader {
     return out;
   }
 
-  private sed(node: Node, args: Node[], ctx: Ctx, phase: string): void {
+  private sed(node: Node, args: Node[], ctx: Ctx): void {
     const words: string[] = [];
     for (const a of args) {
       const v = this.word(a.text, ctx.env);
@@ -625,7 +624,6 @@ class EbuildReader {
       const edit: FileEdit = { path: p, removes: change.removes, adds: change.adds };
       this.addSed(`sed ${this.shown(p)}`, ctx, node, [edit], change.opaque.length > 0 && change.removes.length === 0 && change.adds.length === 0 ? `sed commands whose change is not read: ${change.opaque.join(' ')}` : undefined);
     }
-    void phase;
   }
 
   /** A file operand relative to the work directory. */

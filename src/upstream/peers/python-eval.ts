@@ -663,13 +663,12 @@ export class SpackEvaluator {
       default:
         break;
     }
-    if (fn.name.startsWith('.') && fn.self) return this.method(fn.name.slice(1), fn.self, args, kwargs, e);
+    if (fn.name.startsWith('.') && fn.self) return this.method(fn.name.slice(1), fn.self, args, e);
     return unknown(this.text(e));
   }
 
   /** Methods of strings, versions and lists that recipes use. */
-  private method(name: string, self: Val, args: Val[], kwargs: Record<string, Val>, e: Expr): Val {
-    void kwargs;
+  private method(name: string, self: Val, args: Val[], e: Expr): Val {
     if (self.k === 'str') {
       switch (name) {
         case 'format':

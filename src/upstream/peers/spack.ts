@@ -141,7 +141,7 @@ export async function readSpackRecipe(input: SpackInput): Promise<PeerRecipe | u
   readSources(ev, picked, version, source, decide, recipe, at);
   readDeps(input, ev, decide, recipe, at);
   readCmakeArgs(input, ev, source, defaults, decide, recipe, at);
-  await readFixups(input, ev, pkgDir, version, decide, recipe, at);
+  await readFixups(input, ev, pkgDir, decide, recipe, at);
   return recipe;
 }
 
@@ -416,7 +416,6 @@ async function readFixups(
   input: SpackInput,
   ev: SpackEvaluator,
   pkgDir: string,
-  version: string,
   decide: Decide,
   recipe: PeerRecipe,
   at: (line: number) => Where,
@@ -479,7 +478,6 @@ async function readFixups(
     }
   }
   recipe.fixups.push(...groups.values());
-  void version;
 }
 
 /** A filter_file path relative to the stage, or '/…' when it names a place outside the sources (a prefix, the build directory). */
