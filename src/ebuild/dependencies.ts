@@ -1,3 +1,4 @@
+import { parseAtom, parseAtomAsWritten } from './atom.js';
 import { ebuildVars, unquote } from './vars.js';
 import { expand } from '../model/resolve.js';
 import { compareVersions, parseVersion, withoutRevision } from '../model/version.js';
@@ -42,9 +43,6 @@ export interface RestrictedDep {
 
 const DEP_VARS = new Set(['RDEPEND', 'DEPEND', 'BDEPEND', 'PDEPEND', 'IDEPEND']);
 
-const ATOM_RE =
-  /^(<=|>=|<|>|=|~)?([A-Za-z0-9][A-Za-z0-9+_.-]*\/[A-Za-z0-9+_-]+?)(?:-(\d+(?:\.\d+)*[a-z]?(?:_(?:alpha|beta|pre|rc|p)\d*)*(?:-r\d+)?)(\*)?)?(?::([^[\s/=*]+)?(?:\/([^[\s=]+))?(=)?|:(\*|=))?(?:\[[^\]]*\])?$/;
-
 /** An ebuild's SLOT for one version, its $(ver_cut) and ${PV} expanded; undefined when it has none or it is not literal. */
 export function slotOf(value: string | undefined, pn: string, version: string): { slot: string; subslot?: string } | undefined {
   if (value === undefined) return undefined;
@@ -72,11 +70,10 @@ export function restrictedDeps(globals: readonly { name: string; value: string; 
         if (!word.includes('/') || word.startsWith('!')) continue;
         if (word.includes('${SLOT}') && slot === undefined) continue;
         const expanded = expand(word.replace(/\$\{SLOT\}/g, slot ?? ''), pn, withoutRevision(version));
-        const m = ATOM_RE.exec(expanded);
-        if (!m) continue;
-        const [, op = '', key, v, glob, s, sub] = m as unknown as [string, string | undefined, string, string | undefined, string | undefined, string | undefined, string | undefined];
-        if (!v && !s && !sub) continue;
-        out.push({ text: word, expanded, key, op, ...(v ? { version: v } : {}), glob: Boolean(glob), ...(s ? { slot: s } : {}), ...(sub ? { subslot: sub } : {}), line: g.line + i });
+        const a = parseAtom(expanded);
+        if (!a || (!a.version && !a.slot && !a.subslot)) continue;
+        const { key, op, version: v, glob, slot: s, subslot: sub } = a;
+        out.push({ text: word, expanded, key, op, ...(v ? { version: v } : {}), glob, ...(s ? { slot: s } : {}), ...(sub ? { subslot: sub } : {}), line: g.line + i });
       }
     });
   }
@@ -95,8 +92,8 @@ export async function dependencyKeysOfText(text: string): Promise<Set<string>> {
   for (const a of (await ebuildVars(text)).assignments) {
     if (!DEP_VARS.has(a.name)) continue;
     for (const word of unquote(a.raw).split(/\s+/)) {
-      const m = /^(?:<=|>=|<|>|=|~)?([A-Za-z0-9][A-Za-z0-9+_.-]*\/[A-Za-z0-9+_-]+?)(?:-\d[^:[\s]*)?(?::[^[\s]*)?(?:\[[^\]]*\])?$/.exec(word);
-      if (m) keys.add(m[1]!);
+      const a = parseAtomAsWritten(word);
+      if (a && !a.blocker) keys.add(a.key);
     }
   }
   return keys;

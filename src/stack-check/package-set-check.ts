@@ -1,3 +1,4 @@
+import { parseAtomAsWritten } from '../ebuild/atom.js';
 import { extractFacts } from '../lint/facts.js';
 import { evaluateRequiredUse } from '../lint/checks/use-flags.js';
 import type { LintResult } from '../lint/types.js';
@@ -43,11 +44,11 @@ function parseDeps(value: string, firstLine: number): DepAtom[] {
         pending = undefined;
       } else if (word === ')') open.pop();
       else if (!word.startsWith('!') && !word.startsWith('$')) {
-        const m = /^(?:[<>=~]=?)?([A-Za-z0-9][A-Za-z0-9+_.-]*\/[A-Za-z0-9+_-]+?)(?:-\d[^:[\s]*)?(?::[^[\s]*)?(?:\[([^\]]*)\])?$/.exec(word);
-        if (!m) continue;
+        const a = parseAtomAsWritten(word);
+        if (!a) continue;
         out.push({
-          key: m[1]!,
-          use: m[2] ? m[2].split(',') : [],
+          key: a.key,
+          use: a.use.filter(Boolean),
           conditions: open.flatMap((g) => (g.condition ? [g.condition] : [])),
           anyOf: open.some((g) => g.anyOf),
           line: firstLine + i,

@@ -1,3 +1,4 @@
+import { parseAtom, type Atom } from '../../ebuild/atom.js';
 import { versionMatches } from '../../ebuild/dependencies.js';
 import type { Check, EbuildFacts, StackPackage } from '../types.js';
 
@@ -6,17 +7,14 @@ const DEP_VARS = ['RDEPEND', 'DEPEND', 'BDEPEND', 'PDEPEND', 'IDEPEND'];
 /** One package dependency as written: `!!>=cat/pkg-1.2:0=[a,b(-)?]`. */
 export interface ParsedAtom {
   text: string;
-  blocker: '' | '!' | '!!';
-  op: string;
+  blocker: Atom['blocker'];
+  op: Atom['op'];
   key: string;
   version?: string;
   glob: boolean;
   use: string[];
   line: number;
 }
-
-const ATOM_RE =
-  /^(!!?)?(<=|>=|<|>|=|~)?([A-Za-z0-9][A-Za-z0-9+_.-]*\/[A-Za-z0-9+_-]+?)(?:-(\d+(?:\.\d+)*[a-z]?(?:_(?:alpha|beta|pre|rc|p)\d*)*(?:-r\d+)?)(\*)?)?(?::[^[\s]+)?(?:\[([^\]]+)\])?$/;
 
 /**
  * The package atoms of the dependency variables, with ${PV} and ${SLOT}
@@ -34,18 +32,9 @@ export function dependencyAtoms(f: EbuildFacts): ParsedAtom[] {
       for (const word of plain.split(/\s+/)) {
         if (!word.includes('/')) continue;
         const expanded = word.replace(/\$\{PV\}/g, f.input.version).replace(/\$\{SLOT\}/g, '0');
-        const m = ATOM_RE.exec(expanded);
-        if (!m) continue;
-        out.push({
-          text: word,
-          blocker: (m[1] ?? '') as ParsedAtom['blocker'],
-          op: m[2] ?? '',
-          key: m[3]!,
-          ...(m[4] ? { version: m[4] } : {}),
-          glob: Boolean(m[5]),
-          use: m[6] ? m[6].split(',') : [],
-          line: g.line + i,
-        });
+        const a = parseAtom(expanded);
+        if (!a) continue;
+        out.push({ text: word, blocker: a.blocker, op: a.op, key: a.key, ...(a.version ? { version: a.version } : {}), glob: a.glob, use: a.use.filter(Boolean), line: g.line + i });
       }
     });
   }
