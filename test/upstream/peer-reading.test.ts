@@ -139,6 +139,13 @@ describe('upstream peer: reading recipes', () => {
       assert.deepEqual(sedEdit(['s/foo/&-bar/']).adds, ['foo-bar']);
       assert.deepEqual(sedEdit(['\\|CMAKE_INSTALL_DOCDIR}-asan|d']).removes, ['CMAKE_INSTALL_DOCDIR}-asan']);
       assert.deepEqual(sedEdit(['1,5d']).opaque, ['<line 1> <line 5>d']);
+      // -e scripts are one script, line by line: i\'s text runs on through each -e ending in a backslash.
+      assert.deepEqual(sedEdit(['/^local:/i\\', 'hsaKmtCreateQueueExt;\\', 'hsaKmtModelEnabled;']), {
+        removes: [],
+        adds: ['hsaKmtCreateQueueExt;\nhsaKmtModelEnabled;'],
+        opaque: [],
+      });
+      assert.deepEqual(sedEdit(['/a/d', 's/x/y/']), { removes: ['a', 'x'], adds: ['y'], opaque: [] });
     });
 
     it('reads a diff with prose around it, several sections of one file, and files created or deleted', () => {
