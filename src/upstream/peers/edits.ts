@@ -172,7 +172,15 @@ export interface SedEdit {
  */
 export function sedEdit(scripts: readonly string[], extended = false): SedEdit {
   const edit: SedEdit = { removes: [], adds: [], opaque: [] };
+  // GNU sed joins its -e scripts with newlines, so a script ending in a
+  // backslash goes on in the next: `-e '/re/a\' -e 'text'` is one `a` and its text.
+  const joined: string[] = [];
   for (const script of scripts) {
+    const prev = joined.at(-1);
+    if (prev !== undefined && /(^|[^\\])(\\\\)*\\$/.test(prev)) joined[joined.length - 1] = `${prev}\n${script}`;
+    else joined.push(script);
+  }
+  for (const script of joined) {
     let i = 0;
     const s = script;
     while (i < s.length) {
@@ -216,6 +224,12 @@ export function sedEdit(scripts: readonly string[], extended = false): SedEdit {
       if (cmd === undefined) break;
       if (cmd === '{' || cmd === '}' || cmd === ';') {
         i++;
+        continue;
+      }
+      if (cmd === '#') {
+        // A comment, to the end of its line.
+        const nl = s.indexOf('\n', i);
+        i = nl < 0 ? s.length : nl + 1;
         continue;
       }
       if (cmd === 's') {
