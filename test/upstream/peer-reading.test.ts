@@ -160,6 +160,15 @@ describe('upstream peer: reading recipes', () => {
         ],
       );
     });
+
+    it('reads an a\\ whose text is the next -e script, as GNU sed joins them, and skips comments', () => {
+      // The form our own `insert` renders: the text begins with "#", which is not a command.
+      const insert = sedEdit(['0,/^#pragma once/{', '/^#pragma once/a\\', '#include <new>', '}']);
+      assert.deepEqual(insert, { removes: [], adds: ['#include <new>'], opaque: [] });
+      const patch = parseUnifiedDiff('--- a/h.hpp\n+++ b/h.hpp\n@@ -1,2 +1,4 @@\n #pragma once\n+\n+#include <new>\n \n');
+      assert.ok(carries(signature([insert]), signature(patch)));
+      assert.deepEqual(sedEdit(['# drop the flag', 's/-Werror//']), { removes: ['-Werror'], adds: [''], opaque: [] });
+    });
   });
 
   describe('ebuilds, read and never sourced', () => {

@@ -166,21 +166,27 @@ export interface SedEdit {
 }
 
 /**
- * A sed script's change: `s/pat/rep/` takes out the pattern's literal text
- * and puts in the replacement; `/re/d` takes out the address's text; `a`, `i`
- * and `c` put in their text. Addresses select lines; they change nothing.
+ * GNU sed joins its -e scripts with newlines, so a script ending in a
+ * backslash goes on in the next: `-e '/re/a\' -e 'text'` is one `a` and its text.
  */
-export function sedEdit(scripts: readonly string[], extended = false): SedEdit {
-  const edit: SedEdit = { removes: [], adds: [], opaque: [] };
-  // GNU sed joins its -e scripts with newlines, so a script ending in a
-  // backslash goes on in the next: `-e '/re/a\' -e 'text'` is one `a` and its text.
+function joinContinued(scripts: readonly string[]): string[] {
   const joined: string[] = [];
   for (const script of scripts) {
     const prev = joined.at(-1);
     if (prev !== undefined && /(^|[^\\])(\\\\)*\\$/.test(prev)) joined[joined.length - 1] = `${prev}\n${script}`;
     else joined.push(script);
   }
-  for (const script of joined) {
+  return joined;
+}
+
+/**
+ * A sed script's change: `s/pat/rep/` takes out the pattern's literal text
+ * and puts in the replacement; `/re/d` takes out the address's text; `a`, `i`
+ * and `c` put in their text. Addresses select lines; they change nothing.
+ */
+export function sedEdit(scripts: readonly string[], extended = false): SedEdit {
+  const edit: SedEdit = { removes: [], adds: [], opaque: [] };
+  for (const script of joinContinued(scripts)) {
     let i = 0;
     const s = script;
     while (i < s.length) {
