@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { cachedPerText } from './tool-cache.js';
 
 const run = promisify(execFile);
 
@@ -55,9 +56,19 @@ interface ShellcheckJson {
   message: string;
 }
 
-/** shellcheck as bash, with the ebuild-specific exclusions above. */
+/** shellcheck as bash, with the ebuild-specific exclusions above; an answer for the same text and program is reused (tool-cache.ts). */
 export async function shellcheck(text: string, extraExcludes: string[] = []): Promise<ToolFinding[]> {
-  const args = ['-s', 'bash', '-f', 'json', '-e', [...SHELLCHECK_EXCLUDES, ...extraExcludes].join(','), '-'];
+  const [found] = await cachedPerText('shellcheck', shellcheckArgs(extraExcludes), [text], ([t]) => shellcheckOne(t!, extraExcludes).then((f) => [f]));
+  return found!;
+}
+
+/** The options every shellcheck run here gets, and the key of its cached answers. */
+function shellcheckArgs(extraExcludes: string[]): string[] {
+  return ['-s', 'bash', '-e', [...SHELLCHECK_EXCLUDES, ...extraExcludes].join(',')];
+}
+
+async function shellcheckOne(text: string, extraExcludes: string[]): Promise<ToolFinding[]> {
+  const args = [...shellcheckArgs(extraExcludes), '-f', 'json', '-'];
   let stdout: string;
   try {
     stdout = await new Promise<string>((resolve, reject) => {
@@ -90,9 +101,17 @@ interface ShellcheckJson1 {
   comments: (ShellcheckJson & { file: string })[];
 }
 
-/** shellcheck over many ebuilds in one run (it starts slowly); findings per ebuild, in order. */
+/**
+ * shellcheck over many ebuilds (it starts slowly: one run per core for all of them); findings
+ * per ebuild, in order. Texts checked before by the same program are answered from the cache
+ * (tool-cache.ts).
+ */
 export async function shellcheckAll(texts: string[], extraExcludes: string[] = []): Promise<ToolFinding[][]> {
   if (texts.length === 0) return [];
+  return cachedPerText('shellcheck', shellcheckArgs(extraExcludes), texts, (missing) => shellcheckMany(missing, extraExcludes));
+}
+
+async function shellcheckMany(texts: string[], extraExcludes: string[]): Promise<ToolFinding[][]> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'rocm-ebuild-shellcheck-'));
   try {
     const files = texts.map((_, i) => path.join(dir, `${i}.ebuild`));
@@ -104,7 +123,7 @@ export async function shellcheckAll(texts: string[], extraExcludes: string[] = [
       shares.map(
         (share) =>
           new Promise<string>((resolve, reject) => {
-            const args = ['-s', 'bash', '-f', 'json1', '-e', [...SHELLCHECK_EXCLUDES, ...extraExcludes].join(','), ...share];
+            const args = [...shellcheckArgs(extraExcludes), '-f', 'json1', ...share];
             execFile('shellcheck', args, { maxBuffer: 64 * 1024 * 1024 }, (err, out) => {
               if (err && (err as unknown as { code?: number }).code !== 1) reject(new Error(`shellcheck failed to run: ${String(err)}`));
               else resolve(out);
