@@ -1,9 +1,9 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { cachedPerText } from './tool-cache.js';
+import { cachedPerText, programIdentity } from './tool-cache.js';
 
 const run = promisify(execFile);
 
@@ -24,8 +24,9 @@ export interface ToolFinding {
   message: string;
 }
 
+/** Whether PATH has the program: looked up here, as `command -v` would, without starting a shell for it. */
 export function hasTool(name: string): boolean {
-  return spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
+  return programIdentity(name) !== undefined;
 }
 
 /**

@@ -121,19 +121,42 @@ interface Entry {
  * the key); the result must survive JSON.
  */
 export async function memoOnContent<T>(kind: string, args: unknown, files: string[], load: () => Promise<T>, env: NodeJS.ProcessEnv = process.env): Promise<T> {
-  if (cacheDisabled(env)) return load();
+  const found = lookup<T>(kind, args, files, env);
+  if ('value' in found) return found.value;
+  const value = await load();
+  keep(found, kind, args, files, value);
+  return value;
+}
+
+/** The same for a loader that is synchronous (a lint check's data, read where no promise can be awaited). */
+export function memoOnContentSync<T>(kind: string, args: unknown, files: string[], load: () => T, env: NodeJS.ProcessEnv = process.env): T {
+  const found = lookup<T>(kind, args, files, env);
+  if ('value' in found) return found.value;
+  const value = load();
+  keep(found, kind, args, files, value);
+  return value;
+}
+
+type Lookup<T> = { value: T } | { before: string; entryFile: string } | { uncached: true };
+
+function lookup<T>(kind: string, args: unknown, files: string[], env: NodeJS.ProcessEnv): Lookup<T> {
+  if (cacheDisabled(env)) return { uncached: true };
   const before = keyOf(kind, args, files);
-  if (!before) return load();
+  if (!before) return { uncached: true };
   const entryFile = path.join(memoDir(env), `${createHash('sha256').update(`${kind}\0${JSON.stringify(args)}\0${files.map((f) => path.resolve(f)).join('\0')}`).digest('hex').slice(0, 32)}.json`);
   try {
     const entry = JSON.parse(readFileSync(entryFile, 'utf8')) as Entry;
-    if (entry.format === FORMAT && entry.kind === kind && entry.key === before) return entry.value as T;
+    if (entry.format === FORMAT && entry.kind === kind && entry.key === before) return { value: entry.value as T };
   } catch {
-    // None yet, or unreadable: computed and replaced below.
+    // None yet, or unreadable: computed and replaced.
   }
-  const value = await load();
-  if (keyOf(kind, args, files) === before) store(entryFile, { format: FORMAT, kind, key: before, value });
-  return value;
+  return { before, entryFile };
+}
+
+/** Store what the loader made, unless its files changed while it read them. */
+function keep(found: Lookup<unknown>, kind: string, args: unknown, files: string[], value: unknown): void {
+  if (!('before' in found)) return;
+  if (keyOf(kind, args, files) === found.before) store(found.entryFile, { format: FORMAT, kind, key: found.before, value });
 }
 
 function store(file: string, entry: Entry): void {
