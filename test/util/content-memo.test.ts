@@ -3,7 +3,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { cp, mkdir, readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { memoDir, memoOnContent } from '../../src/util/content-memo.js';
+import { memoDir, memoOnContent, memoOnContentSync } from '../../src/util/content-memo.js';
 import { fakeHost } from '../gpu/fake-host.js';
 import { removeDir, root, runCli, tempDir } from '../helpers/project.js';
 
@@ -46,6 +46,21 @@ describe('util: results memoised on file content (gpu list)', () => {
     assert.equal(await memoOnContent('k', ['gfx90a', 'gfx942'], [file], async () => 'two', env), 'two');
     assert.equal(await memoOnContent('other', ['gfx90a'], [file], async () => 'three', env), 'three');
     assert.equal(await memoOnContent('k', ['gfx90a'], [file], async () => 'not called', env), 'one');
+  });
+
+  it('the synchronous form shares the rules: computed once per content, a throw stored never, the entry of the asynchronous form read alike', async () => {
+    const file = path.join(dir, 'masks.yaml');
+    await writeFile(file, 'llvm_slots: []\n');
+    const load = () => ((calls++), { slots: 0 });
+    assert.deepEqual(memoOnContentSync('masks', [], [file], load, env), { slots: 0 });
+    assert.deepEqual(memoOnContentSync('masks', [], [file], load, env), { slots: 0 });
+    assert.equal(calls, 1);
+    assert.deepEqual(await memoOnContent('masks', [], [file], async () => 'not called', env), { slots: 0 });
+    await writeFile(file, 'llvm_slots: [23]\n');
+    assert.deepEqual(memoOnContentSync('masks', [], [file], () => ((calls++), { slots: 1 }), env), { slots: 1 });
+    assert.equal(calls, 2);
+    for (let i = 0; i < 2; i++) assert.throws(() => memoOnContentSync('bad', [], [file], () => ((calls++), assert.fail('masks.yaml:1:1: not a list')), env), /not a list/);
+    assert.equal(calls, 4);
   });
 
   it('stores no failure: a loader that throws throws again, with its own report', async () => {
