@@ -92,50 +92,72 @@ export const useFlagCheck: Check = {
   },
 };
 
-type Token = string;
+
+/** A REQUIRED_USE item: a flag, a group (`||`, `^^`, `??`, plain parentheses) or a USE conditional. */
+type RequiredUseNode = { flag: string } | { op: '||' | '^^' | '??' | '(' | 'cond'; token: string; items: RequiredUseNode[] };
+
+/**
+ * REQUIRED_USE texts parsed once: a package set asks the same few hundred
+ * clauses again for every target and every round of its fixed point.
+ */
+const parsedRequiredUse = new Map<string, RequiredUseNode[]>();
+
+function parseRequiredUse(text: string): RequiredUseNode[] {
+  const known = parsedRequiredUse.get(text);
+  if (known) return known;
+  const tokens = text.split(/\s+/).filter(Boolean);
+  let pos = 0;
+  const group = (): RequiredUseNode[] => {
+    const items: RequiredUseNode[] = [];
+    while (pos < tokens.length && tokens[pos] !== ')') items.push(item());
+    return items;
+  };
+  const item = (): RequiredUseNode => {
+    const t = tokens[pos++]!;
+    if (t === '||' || t === '^^' || t === '??' || t.endsWith('?')) {
+      pos++; // (
+      const items = group();
+      pos++; // )
+      return { op: t === '||' || t === '^^' || t === '??' ? t : 'cond', token: t, items };
+    }
+    if (t === '(') {
+      const items = group();
+      pos++;
+      return { op: '(', token: t, items };
+    }
+    return { flag: t };
+  };
+  const top = group();
+  if (parsedRequiredUse.size > 10_000) parsedRequiredUse.clear();
+  parsedRequiredUse.set(text, top);
+  return top;
+}
+
+function holdsUnder(n: RequiredUseNode, isOn: (flag: string) => boolean): boolean {
+  if ('flag' in n) return isOn(n.flag);
+  if (n.op === '(') return n.items.every((i) => holdsUnder(i, isOn));
+  if (n.op === 'cond') return !isOn(n.token.slice(0, -1)) || n.items.every((i) => holdsUnder(i, isOn));
+  const count = n.items.filter((i) => holdsUnder(i, isOn)).length;
+  return n.op === '||' ? count >= 1 : n.op === '^^' ? count === 1 : count <= 1;
+}
+
+/** How an item is named in a report: a group whole, a conditional or parentheses by their first failing item. */
+function describeItem(n: RequiredUseNode, isOn: (flag: string) => boolean): string {
+  if ('flag' in n) return n.flag;
+  if (n.op === '||' || n.op === '^^' || n.op === '??') return `${n.token} ( ${n.items.map((i) => describeItem(i, isOn)).join(' ')} )`;
+  const bad = n.items.find((i) => !holdsUnder(i, isOn));
+  if (n.op === '(') return bad ? describeItem(bad, isOn) : '( … )';
+  return `${n.token} ( ${bad ? describeItem(bad, isOn) : ''} )`;
+}
 
 /**
  * Evaluate REQUIRED_USE (PMS 8.2.6) for a set of enabled flags. Returns the
  * first unsatisfied clause, or undefined when all hold.
  */
 export function evaluateRequiredUse(text: string, enabled: Set<string>): string | undefined {
-  const tokens: Token[] = text.split(/\s+/).filter(Boolean);
-  let pos = 0;
   const isOn = (flag: string) => (flag.startsWith('!') ? !enabled.has(flag.slice(1)) : enabled.has(flag));
-  // Each item evaluates to [satisfied, description of the first failure].
-  const parseGroup = (): { ok: boolean; text: string }[] => {
-    const items: { ok: boolean; text: string }[] = [];
-    while (pos < tokens.length && tokens[pos] !== ')') items.push(parseItem());
-    return items;
-  };
-  const parseItem = (): { ok: boolean; text: string } => {
-    const t = tokens[pos++]!;
-    if (t === '||' || t === '^^' || t === '??') {
-      pos++; // (
-      const items = parseGroup();
-      pos++; // )
-      const count = items.filter((i) => i.ok).length;
-      const ok = t === '||' ? count >= 1 : t === '^^' ? count === 1 : count <= 1;
-      return { ok, text: `${t} ( ${items.map((i) => i.text).join(' ')} )` };
-    }
-    if (t === '(') {
-      const items = parseGroup();
-      pos++;
-      const bad = items.find((i) => !i.ok);
-      return { ok: !bad, text: bad?.text ?? '( … )' };
-    }
-    if (t.endsWith('?')) {
-      const cond = t.slice(0, -1);
-      pos++; // (
-      const items = parseGroup();
-      pos++; // )
-      const bad = items.find((i) => !i.ok);
-      return { ok: !isOn(cond) || !bad, text: `${t} ( ${bad?.text ?? ''} )` };
-    }
-    return { ok: isOn(t), text: t };
-  };
-  const top = parseGroup();
-  return top.find((i) => !i.ok)?.text;
+  const bad = parseRequiredUse(text).find((i) => !holdsUnder(i, isOn));
+  return bad ? describeItem(bad, isOn) : undefined;
 }
 
 export const pythonCompatCheck: Check = {
