@@ -1,8 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { gitEnv, gitHome, removeDir, runCli, tempDir, type CliResult } from '../helpers/project.js';
+import { gitEnv, gitHome, runCli, tempDir, type CliResult } from '../helpers/project.js';
 import { synthesizeDistfiles } from '../helpers/stack-distfiles.js';
 
 /**
@@ -173,10 +174,12 @@ export function prCli(f: PrFixture, args: string[], options: { env?: NodeJS.Proc
   return runCli(['pr', ...args], { home: f.home, cwd: options.cwd ?? f.work, ...(options.env ? { env: options.env } : {}) });
 }
 
-// The fixture is shared by every pr test file: remove it once, after all of them.
-after(async () => {
+// The fixture is shared by every pr test file a process runs: remove it when the process ends.
+// (Not in a root `after` hook: in a parallel run each file is its own root suite, and the
+// fixture would go after the first file while later ones in the same worker still use it.)
+process.once('exit', () => {
   if (built) {
-    await removeDir(built.work);
-    await removeDir(built.home);
+    rmSync(built.work, { recursive: true, force: true });
+    rmSync(built.home, { recursive: true, force: true });
   }
 });
