@@ -49,6 +49,31 @@ export function requiredUseClauses(c: ResolvedComponent): string[] {
   return [...clauses, ...(c.spec.required_use ?? []), ...flagLimitClauses(c)];
 }
 
+/**
+ * What a package set asks of a package whatever the targets: its REQUIRED_USE clauses, and
+ * whether each holds with every target the package offers enabled (if not, no choice of GPUs
+ * helps, and the clause is the user's to meet). Asked once per package, not once per target.
+ */
+const targetFree = new WeakMap<ResolvedComponent, { profile: ReadonlySet<string>; clauses: string[]; holdsWithAll: boolean[] }>();
+
+function targetFreeFacts(c: ResolvedComponent, profile: ReadonlySet<string>): { clauses: string[]; holdsWithAll: boolean[] } {
+  const known = targetFree.get(c);
+  if (known && known.profile === profile) return known;
+  const clauses = requiredUseClauses(c);
+  const all = enabledFlags(c, new Set(c.targets), profile);
+  const facts = { profile, clauses, holdsWithAll: clauses.map((clause) => !evaluateRequiredUse(clause, all)) };
+  targetFree.set(c, facts);
+  return facts;
+}
+
+/** The profile's USE_EXPAND flags of a manifest, one Set per manifest (targetFreeFacts keys on it). */
+const profiles = new WeakMap<StackModel['manifest'], Set<string>>();
+function profileOf(model: StackModel): Set<string> {
+  let p = profiles.get(model.manifest);
+  if (!p) profiles.set(model.manifest, (p = profileUseFlags(model.manifest.stack.profile?.use_expand)));
+  return p;
+}
+
 const holds = (cond: string, enabled: ReadonlySet<string>) => (cond.startsWith('!') ? !enabled.has(cond.slice(1)) : enabled.has(cond));
 
 /**
@@ -68,22 +93,29 @@ export function packageSet(model: StackModel, targets: readonly string[]): Packa
     throw new PackageSetError(`ROCm ${model.release.version} offers no target ${unknown.join(', ')}; it offers ${offered.join(' ')}`);
   }
   const wanted = new Set(targets);
-  const profile = profileUseFlags(model.manifest.stack.profile?.use_expand);
+  const profile = profileOf(model);
   const excluded = new Map<string, string>();
   const userFlags: PackageSet['userFlags'] = [];
   for (const c of model.components) if (c.spec.platform === 'nvidia') excluded.set(c.atom, 'only HIP on NVIDIA GPUs uses it');
 
-  const why = (c: ResolvedComponent): string | undefined => {
+  // What a package's own REQUIRED_USE and targets say does not change while others are left
+  // out: it is decided once, and the fixed point below goes over dependencies only.
+  const enabledOf = new Map(model.components.map((c) => [c.atom, enabledFlags(c, wanted, profile)]));
+  const ownReason = (c: ResolvedComponent): string | undefined => {
     if (gatesOnTargets(c) && !c.targets.some((t) => wanted.has(t))) {
       const by = c.targetLimits?.length ? ` (those of ${c.targetLimits.map((l) => l.atom).join(', ')}, which it needs)` : '';
       return `built for ${c.targets.join(' ')} only${by}`;
     }
-    const enabled = enabledFlags(c, wanted, profile);
-    const all = new Set([...enabled, ...c.targets.map((t) => `amdgpu_targets_${t}`)]);
-    for (const clause of requiredUseClauses(c)) {
+    const enabled = enabledOf.get(c.atom)!;
+    const { clauses, holdsWithAll } = targetFreeFacts(c, profile);
+    for (const [i, clause] of clauses.entries()) {
       const failed = evaluateRequiredUse(clause, enabled);
-      if (failed && !evaluateRequiredUse(clause, all)) return `REQUIRED_USE ${failed} fails with these targets`;
+      if (failed && holdsWithAll[i]) return `REQUIRED_USE ${failed} fails with these targets`;
     }
+    return undefined;
+  };
+  const depReason = (c: ResolvedComponent): string | undefined => {
+    const enabled = enabledOf.get(c.atom)!;
     for (const d of c.spec.deps ?? []) {
       if (d.blocker || !model.byAtom.has(d.atom) || (d.when && !holds(d.when, enabled))) continue;
       const reason = excluded.get(d.atom);
@@ -91,11 +123,12 @@ export function packageSet(model: StackModel, targets: readonly string[]): Packa
     }
     return undefined;
   };
+  const own = new Map(model.components.map((c) => [c.atom, excluded.has(c.atom) ? undefined : ownReason(c)]));
   for (let changed = true; changed; ) {
     changed = false;
     for (const c of model.components) {
       if (excluded.has(c.atom)) continue;
-      const reason = why(c);
+      const reason = own.get(c.atom) ?? depReason(c);
       if (reason !== undefined) {
         excluded.set(c.atom, reason);
         changed = true;
@@ -105,8 +138,8 @@ export function packageSet(model: StackModel, targets: readonly string[]): Packa
   const atoms = model.components.map((c) => c.atom).filter((a) => !excluded.has(a));
   for (const atom of atoms) {
     const c = model.byAtom.get(atom)!;
-    const enabled = enabledFlags(c, wanted, profile);
-    for (const clause of requiredUseClauses(c)) {
+    const enabled = enabledOf.get(atom)!;
+    for (const clause of targetFreeFacts(c, profile).clauses) {
       const failed = evaluateRequiredUse(clause, enabled);
       if (failed) userFlags.push({ atom, clause: failed });
     }
