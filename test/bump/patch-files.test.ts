@@ -2,25 +2,16 @@ import { strict as assert } from 'node:assert';
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { IDENTITY } from '../helpers/bumped-overlay.js';
-import { fixtureManifest } from '../helpers/fixture-manifest.js';
+import { fixtureManifest, patchedComponent } from '../helpers/fixture-manifest.js';
 import { git, gitHome, removeDir, runCli, tempDir } from '../helpers/project.js';
 
 /** A package with one patch of its own for 6.2.2 only and one for every release. */
-const PATCHED = `name: patched
-atom: dev-libs/patched
-description: Library whose releases need patches of our own
-homepage: https://github.com/ROCm/patched
-license: MIT
-sources:
-  - github: ROCm/patched
-build: cmake
-patches:
-  - file: patched-6.2.2-only.patch
+const PATCHED = patchedComponent(`  - file: patched-6.2.2-only.patch
     reason: a fix 6.2.2 alone needs
     releases: { until: "6.3.0" }
   - file: patched-6.2.2-always.patch
     reason: a fix every release needs
-`;
+`);
 
 const diff = (file: string, from: string, to: string) => `Fix ${file}.\n\n--- a/${file}\n+++ b/${file}\n@@ -1,2 +1,2 @@\n project(patched)\n-${from}\n+${to}\n`;
 const ONLY = diff('CMakeLists.txt', 'add_library(patched a.c)', 'add_library(patched a.c b.c)');

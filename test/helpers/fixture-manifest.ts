@@ -421,3 +421,20 @@ phases:
 export async function fullFixtureManifest(overrides: Record<string, string | null> = {}): Promise<string> {
   return fixtureManifest({ ...FULL_FILES, ...overrides });
 }
+
+/**
+ * A component of the fixture stack that carries patch files of our own
+ * (dev-libs/patched), `patches` being its `patches:` list as YAML lines.
+ */
+export function patchedComponent(patches: string): string {
+  return `name: patched
+atom: dev-libs/patched
+description: Library whose releases need patches of our own
+homepage: https://github.com/ROCm/patched
+license: MIT
+sources:
+  - github: ROCm/patched
+build: cmake
+patches:
+${patches}`;
+}

@@ -3,22 +3,13 @@ import { mkdir, rename, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ManifestIssue } from '../../src/manifest/issues.js';
 import { validateManifest } from '../../src/stack-check/index.js';
-import { fixtureManifest } from '../helpers/fixture-manifest.js';
+import { fixtureManifest, patchedComponent } from '../helpers/fixture-manifest.js';
 import { removeDir, runCli, tempDir } from '../helpers/project.js';
 
-const COMPONENT = `name: patched
-atom: dev-libs/patched
-description: Library whose releases need patches of our own
-homepage: https://github.com/ROCm/patched
-license: MIT
-sources:
-  - github: ROCm/patched
-build: cmake
-patches:
-  - file: patched-fix.patch
+const COMPONENT = patchedComponent(`  - file: patched-fix.patch
     reason: the fix this release needs
     releases: { from: "6.3.0" }
-`;
+`);
 const GOOD = 'Fix the build.\n\n--- a/CMakeLists.txt\n+++ b/CMakeLists.txt\n@@ -1 +1 @@\n-project(patched)\n+project(patched LANGUAGES CXX)\n';
 
 /**
